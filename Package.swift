@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers import one way, top to bottom (see docs/ARCHITECTURE.md):
+//   marquee -> ControlServer -> PlayerCore -> GStreamerKit -> GLibRuntime -> C modules
+// ControlAPI and MarqueeClient import no C module, so their tests run in milliseconds.
+let package = Package(
+    name: "Marquee",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "marquee", targets: ["marquee"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-pbutils-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
+                       providers: [.apt(["libsoup-3.0-dev"])]),
+        .target(name: "Logging"),
+        .target(name: "GLibRuntime", dependencies: ["CGStreamer"]),
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "GLibRuntime"]),
+        .target(name: "ControlAPI"),
+        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging"]),
+        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GLibRuntime", "CSoup", "Logging"]),
+        .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
+        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging"]),
+
+        .target(name: "TestMedia", dependencies: [], path: "Tests/TestMedia"),
+        .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI"]),
+        .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit"]),
+        .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "TestMedia"]),
+        .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["MarqueeClient", "ControlAPI", "TestMedia"]),
+    ]
+)

@@ -1,0 +1,38 @@
+// What Swift cannot import from GStreamer/GLib directly: variadic setters and getters,
+// macro constants and g_signal_connect. Everything else is called directly from Swift.
+#pragma once
+#include <gst/gst.h>
+#include <gst/pbutils/pbutils.h>
+#include <gst/video/video.h>
+#include <glib-unix.h>
+
+// GST_CLOCK_TIME_NONE imports as an overflowing literal; GST_SECOND is a macro.
+static const guint64 cgst_clock_time_none = GST_CLOCK_TIME_NONE;
+static const guint64 cgst_second = GST_SECOND;
+
+// g_object_set/get are variadic: one typed wrapper per property type we use.
+static inline void cgst_set_string(gpointer o, const char *p, const char *v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_bool(gpointer o, const char *p, gboolean v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_int(gpointer o, const char *p, gint v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_uint(gpointer o, const char *p, guint v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_int64(gpointer o, const char *p, gint64 v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_uint64(gpointer o, const char *p, guint64 v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_double(gpointer o, const char *p, gdouble v) { g_object_set(o, p, v, NULL); }
+static inline void cgst_set_object(gpointer o, const char *p, gpointer v) { g_object_set(o, p, v, NULL); }
+static inline gboolean cgst_get_bool(gpointer o, const char *p) { gboolean v = FALSE; g_object_get(o, p, &v, NULL); return v; }
+static inline gdouble cgst_get_double(gpointer o, const char *p) { gdouble v = 0; g_object_get(o, p, &v, NULL); return v; }
+static inline gint64 cgst_get_int64(gpointer o, const char *p) { gint64 v = 0; g_object_get(o, p, &v, NULL); return v; }
+static inline gboolean cgst_has_property(gpointer o, const char *p) {
+    return g_object_class_find_property(G_OBJECT_GET_CLASS(o), p) != NULL;
+}
+// Sets an enum or flags property from its nick ("snap-before"), as gst-launch does.
+static inline void cgst_set_from_string(gpointer o, const char *p, const char *v) { gst_util_set_object_arg(G_OBJECT(o), p, v); }
+
+// g_signal_connect is a macro over g_signal_connect_data.
+static inline gulong cgst_signal_connect(gpointer instance, const char *signal, GCallback cb,
+                                         gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
+}
+
+// GST_IS_ELEMENT: a type check macro.
+static inline gboolean cgst_is_element(gpointer o) { return GST_IS_ELEMENT(o); }

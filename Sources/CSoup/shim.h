@@ -1,0 +1,13 @@
+// What Swift cannot import from libsoup-3 directly: the variadic constructor and
+// g_signal_connect (a macro). Everything else is called directly from Swift.
+#pragma once
+#include <libsoup/soup.h>
+
+static inline SoupServer *csoup_server_new(void) {
+    return soup_server_new("server-header", "marquee", NULL);
+}
+
+static inline gulong csoup_signal_connect(gpointer instance, const char *signal, GCallback cb,
+                                          gpointer data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
+}

@@ -1,0 +1,60 @@
+/// The stable error codes of the control API. Scripts match on these strings, so a code
+/// is never renamed; new ones are added. Each maps to one HTTP status.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+    case invalidJSON = "invalid_json"
+    case invalidArgument = "invalid_argument"
+    case unsupportedURI = "unsupported_uri"
+    case notFound = "not_found"
+    case forbidden
+    case notSeekable = "not_seekable"
+    case notLive = "not_live"
+    case noSource = "no_source"
+    case unknownTrack = "unknown_track"
+    case unknownVariant = "unknown_variant"
+    case unauthorized
+    case payloadTooLarge = "payload_too_large"
+    case routeNotFound = "route_not_found"
+    case methodNotAllowed = "method_not_allowed"
+    case unsupportedMediaType = "unsupported_media_type"
+    case timeout
+    case mediaError = "media_error"
+    case networkError = "network_error"
+    case pipelineError = "pipeline_error"
+    case internalError = "internal_error"
+
+    public var httpStatus: Int {
+        switch self {
+        case .invalidJSON, .invalidArgument, .unsupportedURI: return 400
+        case .unauthorized: return 401
+        case .forbidden: return 403
+        case .notFound, .unknownTrack, .unknownVariant, .routeNotFound: return 404
+        case .methodNotAllowed: return 405
+        case .timeout: return 408
+        case .notSeekable, .notLive, .noSource: return 409
+        case .payloadTooLarge: return 413
+        case .unsupportedMediaType: return 415
+        case .mediaError, .networkError, .pipelineError: return 422
+        case .internalError: return 500
+        }
+    }
+}
+
+/// An error as the API reports it: `{"error": {"code": ..., "message": ...}}`.
+public struct APIError: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var httpStatus: Int { code.httpStatus }
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// The body of every error reply.
+public struct ErrorReply: Codable, Sendable, Equatable {
+    public var error: APIError
+    public init(_ error: APIError) { self.error = error }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// Every command a client can send. HTTP routes, WebSocket messages and the CLI all decode
+/// into this one type and go through `Player.send(_:)`.
+public enum Command: Sendable, Equatable {
+    case open(OpenRequest)
+    case play
+    case pause
+    case stop
+    case seek(SeekRequest)
+    case live
+    case set(SettingsPatch)
+    case variant(VariantRequest)
+    case audio(TrackRequest)
+    case subtitle(SubtitleRequest)
+
+    /// The names used over the WebSocket (`{"command": "seek"}`).
+    public static let names = ["open", "play", "pause", "stop", "seek", "live", "set", "variant", "audio", "subtitle"]
+
+    public var name: String {
+        switch self {
+        case .open: return "open"
+        case .play: return "play"
+        case .pause: return "pause"
+        case .stop: return "stop"
+        case .seek: return "seek"
+        case .live: return "live"
+        case .set: return "set"
+        case .variant: return "variant"
+        case .audio: return "audio"
+        case .subtitle: return "subtitle"
+        }
+    }
+
+    /// Decodes a command from its name and JSON arguments (an HTTP body or WebSocket `args`).
+    public static func decode(name: String, arguments: Data) throws(APIError) -> Command {
+        switch name {
+        case "open": return .open(try JSONCoding.decodeBody(OpenRequest.self, from: arguments))
+        case "play": return .play
+        case "pause": return .pause
+        case "stop": return .stop
+        case "seek": return .seek(try JSONCoding.decodeBody(SeekRequest.self, from: arguments))
+        case "live": return .live
+        case "set": return .set(try JSONCoding.decodeBody(SettingsPatch.self, from: arguments))
+        case "variant": return .variant(try JSONCoding.decodeBody(VariantRequest.self, from: arguments))
+        case "audio": return .audio(try JSONCoding.decodeBody(TrackRequest.self, from: arguments))
+        case "subtitle": return .subtitle(try JSONCoding.decodeBody(SubtitleRequest.self, from: arguments))
+        default: throw APIError(.invalidArgument, "unknown command '\(name)'")
+        }
+    }
+}
+
+public struct TimeshiftRequest: Codable, Sendable, Equatable {
+    public var window: Double
+}
+
+/// POST /v1/player/open
+public struct OpenRequest: Codable, Sendable, Equatable {
+    public var uri: String
+    public var start: Double?
+    public var autoplay: Bool?
+    public var headers: [String: String]?
+    public var timeshift: TimeshiftRequest?
+    public var subtitle: String?
+    public var contentId: String?
+    public var userId: String?
+    /// A hint for URIs whose kind cannot be told from their text.
+    public var kind: SourceKind?
+
+    public init(uri: String, start: Double? = nil, autoplay: Bool? = nil) {
+        self.uri = uri
+        self.start = start
+        self.autoplay = autoplay
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: ["uri", "start", "autoplay", "headers", "timeshift", "subtitle",
+                                                      "contentId", "userId", "kind"])
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        uri = try c.decode(String.self, forKey: .uri)
+        start = try c.decodeIfPresent(Double.self, forKey: .start)
+        autoplay = try c.decodeIfPresent(Bool.self, forKey: .autoplay)
+        headers = try c.decodeIfPresent([String: String].self, forKey: .headers)
+        timeshift = try c.decodeIfPresent(TimeshiftRequest.self, forKey: .timeshift)
+        subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
+        contentId = try c.decodeIfPresent(String.self, forKey: .contentId)
+        userId = try c.decodeIfPresent(String.self, forKey: .userId)
+        kind = try c.decodeIfPresent(SourceKind.self, forKey: .kind)
+        guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError(.invalidArgument, "'uri' must not be empty")
+        }
+        if let start, !(start.isFinite && start >= 0) {
+            throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
+        }
+    }
+}
+
+/// POST /v1/player/seek: exactly one of `position` (absolute) or `offset` (relative).
+/// Seeks snap to a keyframe unless `exact` is true.
+public struct SeekRequest: Codable, Sendable, Equatable {
+    public var position: Double?
+    public var offset: Double?
+    public var exact: Bool?
+
+    public init(position: Double? = nil, offset: Double? = nil, exact: Bool? = nil) {
+        self.position = position
+        self.offset = offset
+        self.exact = exact
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: ["position", "offset", "exact"])
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        position = try c.decodeIfPresent(Double.self, forKey: .position)
+        offset = try c.decodeIfPresent(Double.self, forKey: .offset)
+        exact = try c.decodeIfPresent(Bool.self, forKey: .exact)
+        guard (position == nil) != (offset == nil) else {
+            throw APIError(.invalidArgument, "give exactly one of 'position' or 'offset'")
+        }
+        if let position, !(position.isFinite && position >= 0) {
+            throw APIError(.invalidArgument, "'position' must be a number of seconds >= 0")
+        }
+        if let offset, !offset.isFinite {
+            throw APIError(.invalidArgument, "'offset' must be a finite number of seconds")
+        }
+    }
+}
+
+/// PATCH /v1/player: any subset of the settings.
+public struct SettingsPatch: Codable, Sendable, Equatable {
+    public static let rateRange = 0.1...10.0
+    public static let volumeRange = 0.0...10.0
+    public static let audioDelayRange = -60.0...60.0
+
+    public var rate: Double?
+    public var volume: Double?
+    public var muted: Bool?
+    /// Seconds the audio is delayed against the video (negative: audio earlier).
+    public var audioDelay: Double?
+    public var `repeat`: RepeatMode?
+
+    public init(rate: Double? = nil, volume: Double? = nil, muted: Bool? = nil, audioDelay: Double? = nil, repeat: RepeatMode? = nil) {
+        self.rate = rate
+        self.volume = volume
+        self.muted = muted
+        self.audioDelay = audioDelay
+        self.repeat = `repeat`
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: ["rate", "volume", "muted", "audioDelay", "repeat"])
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        rate = try c.decodeIfPresent(Double.self, forKey: .rate)
+        volume = try c.decodeIfPresent(Double.self, forKey: .volume)
+        muted = try c.decodeIfPresent(Bool.self, forKey: .muted)
+        audioDelay = try c.decodeIfPresent(Double.self, forKey: .audioDelay)
+        self.repeat = try c.decodeIfPresent(RepeatMode.self, forKey: .repeat)
+        if let rate, !Self.rateRange.contains(rate) {
+            throw APIError(.invalidArgument, "'rate' must be between 0.1 and 10")
+        }
+        if let volume, !Self.volumeRange.contains(volume) {
+            throw APIError(.invalidArgument, "'volume' must be between 0 and 10 (1 is unchanged)")
+        }
+        if let audioDelay, !Self.audioDelayRange.contains(audioDelay) {
+            throw APIError(.invalidArgument, "'audioDelay' must be between -60 and 60 seconds")
+        }
+    }
+}
+
+/// POST /v1/player/variant: a variant id, or "auto".
+public struct VariantRequest: Codable, Sendable, Equatable {
+    public var id: String
+}
+
+/// POST /v1/player/tracks/audio
+public struct TrackRequest: Codable, Sendable, Equatable {
+    public var id: String
+    public init(id: String) { self.id = id }
+}
+
+/// POST /v1/player/tracks/subtitle: `{"id": null}` turns subtitles off. The key is required
+/// so that an empty body is an error rather than a silent "off".
+public struct SubtitleRequest: Codable, Sendable, Equatable {
+    public var id: String?
+    public init(id: String?) { self.id = id }
+    private enum CodingKeys: String, CodingKey { case id }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.contains(.id) else { throw APIError(.invalidArgument, "missing field 'id' (null turns subtitles off)") }
+        id = try c.decodeIfPresent(String.self, forKey: .id)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+    }
+}

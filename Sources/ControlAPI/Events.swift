@@ -1,0 +1,123 @@
+/// One event pushed to WebSocket and SSE clients. Its wire form is
+/// `{"seq": n, "type": "<type>", "data": {...}}`; `seq` is assigned per connection.
+public enum PlayerEvent: Sendable, Equatable {
+    case snapshot(PlayerSnapshot)
+    case state(StateChange)
+    case position(PositionUpdate)
+    case buffering(BufferingUpdate)
+    case tracks(Tracks)
+    case seek(SeekUpdate)
+    case settings(SettingsUpdate)
+    case source(SourceInfo?)
+    case error(APIError)
+    case eos
+
+    public var type: String {
+        switch self {
+        case .snapshot: return "snapshot"
+        case .state: return "state"
+        case .position: return "position"
+        case .buffering: return "buffering"
+        case .tracks: return "tracks"
+        case .seek: return "seek"
+        case .settings: return "settings"
+        case .source: return "source"
+        case .error: return "error"
+        case .eos: return "eos"
+        }
+    }
+
+    /// Latest-value events: when a client's queue must drop events, a newer one of the
+    /// same type makes an older one redundant.
+    public var isLatestValue: Bool {
+        switch self {
+        case .position, .buffering, .settings, .tracks: return true
+        default: return false
+        }
+    }
+}
+
+public struct StateChange: Codable, Sendable, Equatable {
+    public var state: PlaybackState
+    public var previous: PlaybackState
+    public init(state: PlaybackState, previous: PlaybackState) {
+        self.state = state
+        self.previous = previous
+    }
+}
+
+public struct PositionUpdate: Codable, Sendable, Equatable {
+    public var position: Double
+    public var duration: Double?
+    public init(position: Double, duration: Double?) {
+        self.position = position
+        self.duration = duration
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(position, forKey: .position)
+        try c.encode(duration, forKey: .duration)
+    }
+}
+
+public struct BufferingUpdate: Codable, Sendable, Equatable {
+    public var percent: Int
+    public init(percent: Int) { self.percent = percent }
+}
+
+public struct SeekUpdate: Codable, Sendable, Equatable {
+    /// Where the seek was aimed (seconds).
+    public var position: Double
+    public var exact: Bool
+    public init(position: Double, exact: Bool) {
+        self.position = position
+        self.exact = exact
+    }
+}
+
+public struct SettingsUpdate: Codable, Sendable, Equatable {
+    public var rate: Double
+    public var volume: Double
+    public var muted: Bool
+    public var audioDelay: Double
+    public var `repeat`: RepeatMode
+    public init(rate: Double, volume: Double, muted: Bool, audioDelay: Double, repeat: RepeatMode) {
+        self.rate = rate
+        self.volume = volume
+        self.muted = muted
+        self.audioDelay = audioDelay
+        self.repeat = `repeat`
+    }
+}
+
+/// The wire form of an event.
+public struct EventEnvelope: Encodable, Sendable {
+    public var seq: Int
+    public var event: PlayerEvent
+
+    public init(seq: Int, event: PlayerEvent) {
+        self.seq = seq
+        self.event = event
+    }
+
+    private enum Keys: String, CodingKey { case seq, type, data }
+    private struct Empty: Encodable {}
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(seq, forKey: .seq)
+        try c.encode(event.type, forKey: .type)
+        switch event {
+        case .snapshot(let s): try c.encode(s, forKey: .data)
+        case .state(let s): try c.encode(s, forKey: .data)
+        case .position(let p): try c.encode(p, forKey: .data)
+        case .buffering(let b): try c.encode(b, forKey: .data)
+        case .tracks(let t): try c.encode(t, forKey: .data)
+        case .seek(let s): try c.encode(s, forKey: .data)
+        case .settings(let s): try c.encode(s, forKey: .data)
+        case .source(let s): try c.encode(s, forKey: .data)
+        case .error(let e): try c.encode(e, forKey: .data)
+        case .eos: try c.encode(Empty(), forKey: .data)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The one JSON configuration of the API. Never build JSON by hand.
+public enum JSONCoding {
+    public static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        // Sorted keys keep replies stable for diffing in scripts; slashes stay readable in URIs.
+        e.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return e
+    }
+
+    public static func encode<T: Encodable>(_ value: T) -> Data {
+        // Our own value types only hold finite numbers and strings: encoding cannot fail.
+        (try? encoder().encode(value)) ?? Data("{}".utf8)
+    }
+
+    /// Decodes a request body into `T`, turning Foundation's errors into API errors:
+    /// malformed JSON is `invalid_json`, a wrong shape is `invalid_argument` naming the field.
+    public static func decodeBody<T: Decodable>(_ type: T.Type, from data: Data) throws(APIError) -> T {
+        let body = data.isEmpty ? Data("{}".utf8) : data
+        guard (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil else {
+            throw APIError(.invalidJSON, "the body is not valid JSON")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch let error as APIError {
+            throw error
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw APIError(.invalidArgument, "missing field \(path(context.codingPath + [key]))")
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw APIError(.invalidArgument, "field \(path(context.codingPath)) must be \(describe(type))")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw APIError(.invalidArgument, "field \(path(context.codingPath)) must be \(describe(type)), not null")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw APIError(.invalidArgument, "field \(path(context.codingPath)): \(context.debugDescription)")
+        } catch {
+            throw APIError(.invalidArgument, "invalid body: \(error)")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        let p = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        return p.isEmpty ? "(body)" : "'\(p)'"
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Double.Type, is Int.Type: return "a number"
+        case is Bool.Type: return "a boolean"
+        default: return "an object of the right shape"
+        }
+    }
+}
+
+/// Rejects keys a request type does not know, so a typo ("volum") is an error, not a no-op.
+struct UnknownKeys: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+
+    static func reject(in decoder: any Decoder, allowed: Set<String>) throws {
+        let container = try decoder.container(keyedBy: UnknownKeys.self)
+        if let unknown = container.allKeys.map(\.stringValue).first(where: { !allowed.contains($0) }) {
+            throw APIError(.invalidArgument, "unknown field '\(unknown)'")
+        }
+    }
+}

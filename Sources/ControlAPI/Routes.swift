@@ -1,0 +1,61 @@
+/// The HTTP routes of the control API: one table used by the server to dispatch and by a
+/// test to keep `openapi.json` in step.
+public struct Route: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        /// Decode the body as this command's arguments and send it to the player.
+        case command(String)
+        case snapshot
+        case events
+        case health
+        case metrics
+        case openAPI
+    }
+
+    public var method: String
+    public var path: String
+    public var action: Action
+
+    public init(_ method: String, _ path: String, _ action: Action) {
+        self.method = method
+        self.path = path
+        self.action = action
+    }
+}
+
+public enum Routes {
+    public static let all: [Route] = [
+        Route("GET", "/v1/player", .snapshot),
+        Route("PATCH", "/v1/player", .command("set")),
+        Route("POST", "/v1/player/open", .command("open")),
+        Route("POST", "/v1/player/play", .command("play")),
+        Route("POST", "/v1/player/pause", .command("pause")),
+        Route("POST", "/v1/player/stop", .command("stop")),
+        Route("POST", "/v1/player/seek", .command("seek")),
+        Route("POST", "/v1/player/live", .command("live")),
+        Route("POST", "/v1/player/variant", .command("variant")),
+        Route("POST", "/v1/player/tracks/audio", .command("audio")),
+        Route("POST", "/v1/player/tracks/subtitle", .command("subtitle")),
+        Route("GET", "/v1/events", .events),
+        Route("GET", "/healthz", .health),
+        Route("GET", "/metrics", .metrics),
+        Route("GET", "/openapi.json", .openAPI),
+    ]
+
+    public enum Match: Equatable {
+        case found(Route)
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    /// Matches the whole path (libsoup matches handlers by prefix, so the server registers
+    /// one handler and routes here). A trailing slash is tolerated.
+    public static func match(method: String, path: String) -> Match {
+        let normalized = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        let candidates = all.filter { $0.path == normalized }
+        if candidates.isEmpty { return .notFound }
+        // HEAD is answered like GET without a body, as HTTP requires.
+        let wanted = method == "HEAD" ? "GET" : method
+        if let route = candidates.first(where: { $0.method == wanted }) { return .found(route) }
+        return .methodNotAllowed(allowed: candidates.map(\.method))
+    }
+}

@@ -1,0 +1,149 @@
+/// The public player state. Derived by the player in one place; never set by a client.
+public enum PlaybackState: String, Codable, Sendable, CaseIterable {
+    case idle, opening, buffering, paused, playing, ended, error
+}
+
+public enum RepeatMode: String, Codable, Sendable {
+    case none, one, all
+}
+
+public enum SourceKind: String, Codable, Sendable {
+    case file, hls, live
+}
+
+public struct SourceInfo: Codable, Sendable, Equatable {
+    public var uri: String
+    public var kind: SourceKind
+    public var contentId: String?
+    public init(uri: String, kind: SourceKind, contentId: String? = nil) {
+        self.uri = uri
+        self.kind = kind
+        self.contentId = contentId
+    }
+}
+
+public struct Track: Codable, Sendable, Equatable {
+    public var id: String
+    public var language: String?
+    public var title: String?
+    public var codec: String?
+    public var selected: Bool
+    public init(id: String, language: String? = nil, title: String? = nil, codec: String? = nil, selected: Bool) {
+        self.id = id
+        self.language = language
+        self.title = title
+        self.codec = codec
+        self.selected = selected
+    }
+}
+
+public struct Tracks: Codable, Sendable, Equatable {
+    public var audio: [Track] = []
+    public var video: [Track] = []
+    public var subtitle: [Track] = []
+    public init(audio: [Track] = [], video: [Track] = [], subtitle: [Track] = []) {
+        self.audio = audio
+        self.video = video
+        self.subtitle = subtitle
+    }
+}
+
+public struct Variant: Codable, Sendable, Equatable {
+    public var id: String
+    public var bandwidth: Int
+    public var width: Int?
+    public var height: Int?
+    public var codecs: String?
+}
+
+public struct VariantState: Codable, Sendable, Equatable {
+    public enum Mode: String, Codable, Sendable { case auto, manual }
+    public var mode: Mode = .auto
+    public var selected: String?
+    public var current: String?
+    public init() {}
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(selected, forKey: .selected)
+        try c.encode(current, forKey: .current)
+    }
+}
+
+public struct TimeRange: Codable, Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+}
+
+public struct LiveInfo: Codable, Sendable, Equatable {
+    public var edge: Double
+    public var behind: Double
+    public var window: Double
+}
+
+public struct ABLoop: Codable, Sendable, Equatable {
+    public var a: Double
+    public var b: Double
+}
+
+public struct Rect: Codable, Sendable, Equatable {
+    public var x: Int, y: Int, width: Int, height: Int
+}
+
+public struct PipInfo: Codable, Sendable, Equatable {
+    public var uri: String
+    public var state: String
+    public var rect: Rect
+}
+
+/// GET /v1/player. Optional fields encode as `null` (not omitted): the contract lists
+/// every key, and scripts test `.source == null`.
+public struct PlayerSnapshot: Codable, Sendable, Equatable {
+    public var state: PlaybackState = .idle
+    public var source: SourceInfo?
+    public var position: Double?
+    public var duration: Double?
+    public var rate: Double = 1
+    public var volume: Double = 1
+    public var muted = false
+    public var audioDelay: Double = 0
+    public var buffering = 100
+    public var seekable: TimeRange?
+    public var live: LiveInfo?
+    public var tracks = Tracks()
+    public var variants: [Variant] = []
+    public var variant = VariantState()
+    public var `repeat`: RepeatMode = .none
+    public var abLoop: ABLoop?
+    public var pip: PipInfo?
+    public var error: APIError?
+
+    public init() {}
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(state, forKey: .state)
+        try c.encode(source, forKey: .source)
+        try c.encode(position, forKey: .position)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(rate, forKey: .rate)
+        try c.encode(volume, forKey: .volume)
+        try c.encode(muted, forKey: .muted)
+        try c.encode(audioDelay, forKey: .audioDelay)
+        try c.encode(buffering, forKey: .buffering)
+        try c.encode(seekable, forKey: .seekable)
+        try c.encode(live, forKey: .live)
+        try c.encode(tracks, forKey: .tracks)
+        try c.encode(variants, forKey: .variants)
+        try c.encode(variant, forKey: .variant)
+        try c.encode(`repeat`, forKey: .repeat)
+        try c.encode(abLoop, forKey: .abLoop)
+        try c.encode(pip, forKey: .pip)
+        try c.encode(error, forKey: .error)
+    }
+}

@@ -1,0 +1,134 @@
+import CSoup
+import ControlAPI
+import Foundation
+import GLibRuntime
+import PlayerCore
+
+extension ControlServer {
+    /// After the headers, before the body is read: refuse what must not be read at all.
+    func handleEarly(_ msg: SoupMessage) {
+        if let length = msg.declaredContentLength, length > Self.maxBodyBytes {
+            reply(msg, route: "unmatched", error: APIError(.payloadTooLarge, "request bodies are limited to 1 MiB"))
+            return
+        }
+        if msg.requestHeader("Transfer-Encoding")?.lowercased().contains("chunked") == true, msg.method != "GET" {
+            // A chunked body has no declared size: refuse it rather than buffer without bound.
+            reply(msg, route: "unmatched", error: APIError(.payloadTooLarge, "send a Content-Length body of at most 1 MiB (chunked bodies are not accepted)"))
+            return
+        }
+        if let error = authorize(msg, query: nil) {
+            reply(msg, route: "unmatched", error: error)
+        }
+    }
+
+    func handle(_ msg: SoupMessage, query: OpaquePointer?) {
+        switch Routes.match(method: msg.method, path: msg.path) {
+        case .notFound:
+            reply(msg, route: "unmatched", error: APIError(.routeNotFound, "no route \(msg.path)"))
+        case .methodNotAllowed(let allowed):
+            reply(msg, route: msg.path, error: APIError(.methodNotAllowed, "\(msg.method) is not allowed on \(msg.path); use \(allowed.joined(separator: ", "))"),
+                  headers: ["Allow": allowed.joined(separator: ", ")])
+        case .found(let route):
+            dispatch(route, msg, query: query)
+        }
+    }
+
+    private func dispatch(_ route: Route, _ msg: SoupMessage, query: OpaquePointer?) {
+        switch route.action {
+        case .snapshot:
+            reply(msg, route: route.path, status: 200, player.snapshot())
+        case .health:
+            reply(msg, route: route.path, status: 200, Health(status: "ok", version: MarqueeVersion.current, gstreamer: player.gstreamerVersion))
+        case .metrics:
+            let text = metrics.render(player: player)
+            metrics.countRequest(route: route.path, status: 200)
+            msg.respond(status: 200, contentType: "text/plain; version=0.0.4", body: Data(text.utf8))
+        case .openAPI:
+            metrics.countRequest(route: route.path, status: 200)
+            msg.respond(status: 200, contentType: "application/json", body: Data(OpenAPIDocument.json.utf8))
+        case .events:
+            // Served by the /v1/events handler; reached only for a trailing-slash variant.
+            handleEventsRequest(msg, query: query)
+        case .command(let name):
+            runCommand(name, route: route, msg, query: query)
+        }
+    }
+
+    private func runCommand(_ name: String, route: Route, _ msg: SoupMessage, query: OpaquePointer?) {
+        let wait: WaitRequest?
+        do {
+            wait = try WaitRequest(state: queryValue(query, "wait"), timeout: queryValue(query, "timeout"))
+            let command = try Command.decode(name: name, arguments: msg.requestBody)
+            let snapshot = try player.send(command)
+            guard let wait else {
+                reply(msg, route: route.path, status: 200, snapshot)
+                return
+            }
+            startWait(wait, msg, route: route.path)
+        } catch {
+            reply(msg, route: route.path, error: error)
+        }
+    }
+
+    /// Holds the reply until the player reaches the wanted state, fails, or time runs out.
+    private func startWait(_ wait: WaitRequest, _ msg: SoupMessage, route: String) {
+        addWaiter { id in
+            Waiter(id: id, request: wait, message: msg, player: player) { [weak self] outcome in
+                guard let self else { return }
+                self.removeWaiter(id)
+                switch outcome {
+                case .success(let snapshot): self.metrics.countRequest(route: route, status: 200); msg.respondJSON(status: 200, snapshot)
+                case .failure(let error): self.metrics.countRequest(route: route, status: error.httpStatus); msg.respondError(error)
+                }
+            }
+        }
+    }
+
+    func reply<T: Encodable>(_ msg: SoupMessage, route: String, status: Int, _ value: T) {
+        metrics.countRequest(route: route, status: status)
+        msg.respondJSON(status: status, value)
+    }
+
+    func reply(_ msg: SoupMessage, route: String, error: APIError, headers: [String: String] = [:]) {
+        metrics.countRequest(route: route, status: error.httpStatus)
+        if error.code == .unauthorized {
+            msg.respondError(error, headers: ["WWW-Authenticate": "Bearer realm=\"marquee\""].merging(headers) { a, _ in a })
+        } else {
+            msg.respondError(error, headers: headers)
+        }
+    }
+
+    /// With a token configured, everything but /healthz and /openapi.json needs it, as
+    /// `Authorization: Bearer TOKEN` or, for the events stream (browsers cannot set headers
+    /// on a WebSocket), as `?token=`.
+    func authorize(_ msg: SoupMessage, query: OpaquePointer?) -> APIError? {
+        guard let token = configuration.token, !token.isEmpty else { return nil }
+        let path = msg.path
+        if path == "/healthz" || path == "/openapi.json" { return nil }
+        if let header = msg.requestHeader("Authorization"), header.hasPrefix("Bearer "),
+           constantTimeEquals(String(header.dropFirst(7)), token) {
+            return nil
+        }
+        if path.hasPrefix("/v1/events"), let given = queryValue(query, "token"), constantTimeEquals(given, token) {
+            return nil
+        }
+        return APIError(.unauthorized, "a valid token is required (Authorization: Bearer TOKEN)")
+    }
+}
+
+struct Health: Codable {
+    var status: String
+    var version: String
+    var gstreamer: String
+}
+
+/// Compares without an early exit, so response timing does not reveal how much of a
+/// guessed token was right.
+func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8), y = Array(b.utf8)
+    var difference = UInt8(x.count == y.count ? 0 : 1)
+    for i in 0..<max(x.count, y.count) {
+        difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+    }
+    return difference == 0
+}

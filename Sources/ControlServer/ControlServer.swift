@@ -1,0 +1,133 @@
+import CSoup
+import ControlAPI
+import Foundation
+import GLibRuntime
+import Logging
+import PlayerCore
+
+/// The HTTP, WebSocket and SSE front of the player, on libsoup-3. It is one more client of
+/// `Player.send(_:)`. GLib thread only; C callbacks hold a retained box released by GLib's
+/// destroy notify, and `stop()` disconnects the listeners.
+@GLibActor
+public final class ControlServer {
+    public struct Configuration: Sendable {
+        public var listen: ListenAddress
+        public var token: String?
+        public init(listen: ListenAddress, token: String? = nil) {
+            self.listen = listen
+            self.token = token
+        }
+    }
+
+    public enum StartError: Error, CustomStringConvertible {
+        case tokenRequired(String)
+        case listenFailed(String)
+        public var description: String {
+            switch self {
+            case .tokenRequired(let a): return "refusing to listen on \(a) without a token (--token or MARQUEE_TOKEN); loopback needs none"
+            case .listenFailed(let m): return "cannot listen: \(m)"
+            }
+        }
+    }
+
+    /// Request bodies above this are refused with 413 before they are read.
+    static let maxBodyBytes = 1 << 20
+
+    let player: Player
+    let configuration: Configuration
+    let metrics = Metrics()
+    let log = Logger(category: "server")
+    private(set) var hub: EventHub
+    private var server: UnsafeMutablePointer<SoupServer>?
+    /// Sockets of WebSocket upgrades between the HTTP handler and the WebSocket handler.
+    var pendingUpgradeSockets: [OpaquePointer: Int32] = [:]
+    private(set) var waiters: [Int: Waiter] = [:]
+    private var nextWaiterID = 0
+
+    public init(player: Player, configuration: Configuration) {
+        self.player = player
+        self.configuration = configuration
+        hub = EventHub(player: player, metrics: metrics)
+    }
+
+    /// Binds and starts serving on the default main context. Returns the base URL, with the
+    /// real port when port 0 was asked for.
+    public func start() throws -> String {
+        let listen = configuration.listen
+        if !listen.isLoopback && (configuration.token ?? "").isEmpty {
+            throw StartError.tokenRequired(listen.description)
+        }
+        guard let server = csoup_server_new() else { throw StartError.listenFailed("soup_server_new failed") }
+        self.server = server
+        let box = Unmanaged.passRetained(ServerBox(self))
+        func retained() -> UnsafeMutableRawPointer { box.retain().toOpaque() }
+        let release: GDestroyNotify = { Unmanaged<ServerBox>.fromOpaque($0!).release() }
+
+        soup_server_add_early_handler(server, "/", { _, msg, _, _, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.handleEarly(SoupMessage(raw: msg!)) }
+        }, retained(), release)
+        soup_server_add_handler(server, "/", { _, msg, _, query, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.handle(SoupMessage(raw: msg!), query: query) }
+        }, retained(), release)
+        soup_server_add_handler(server, "/v1/events", { _, msg, _, query, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.handleEventsRequest(SoupMessage(raw: msg!), query: query) }
+        }, retained(), release)
+        soup_server_add_websocket_handler(server, "/v1/events", nil, nil, { _, msg, _, connection, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.acceptWebSocket(message: msg!, connection: connection!) }
+        }, retained(), release)
+        box.release()  // the handlers hold their own references
+
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let address = g_inet_socket_address_new_from_string(listen.host, UInt32(listen.port)) else {
+            throw StartError.listenFailed("'\(listen.host)' is not an IP address")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let addressPointer = UnsafeMutableRawPointer(address).assumingMemoryBound(to: GSocketAddress.self)
+        guard soup_server_listen(server, addressPointer, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            if let error { g_error_free(error) }
+            throw StartError.listenFailed("\(listen): \(message)")
+        }
+        return boundURL() ?? "http://\(listen)"
+    }
+
+    private func boundURL() -> String? {
+        guard let server, let uris = soup_server_get_uris(server) else { return nil }
+        defer { g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) }) }
+        guard let first = uris.pointee.data else { return nil }
+        let uri = OpaquePointer(first)
+        let host = g_uri_get_host(uri).map { String(cString: $0) } ?? configuration.listen.host
+        let port = g_uri_get_port(uri)
+        return host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    /// Stops listening and closes every client. Pending waits are answered with 503.
+    public func stop() {
+        for waiter in waiters.values { waiter.finish(.failure(APIError(.internalError, "the daemon is shutting down"))) }
+        hub.closeAll()
+        if let server {
+            soup_server_disconnect(server)
+            g_object_unref(UnsafeMutableRawPointer(server))
+        }
+        server = nil
+    }
+
+    // MARK: Waiters (`?wait=STATE`)
+
+    func addWaiter(_ make: (Int) -> Waiter) {
+        nextWaiterID += 1
+        waiters[nextWaiterID] = make(nextWaiterID)
+    }
+
+    func removeWaiter(_ id: Int) { waiters[id] = nil }
+}
+
+/// Holds the server weakly for C callbacks, so a stopped server is not kept alive by libsoup.
+final class ServerBox {
+    @GLibActor weak var server: ControlServer?
+    @GLibActor init(_ server: ControlServer) { self.server = server }
+}

@@ -1,0 +1,41 @@
+import CGStreamer
+
+/// A repeating GLib timeout on the default context. Call `cancel()` to stop it; it is
+/// also cancelled when released. GLib thread only.
+@GLibActor
+public final class LoopTimer {
+    private var sourceID: UInt32 = 0
+
+    /// `tick` runs on the loop thread every `milliseconds` until `cancel()`.
+    public init(milliseconds: UInt32, tick: @escaping @GLibActor () -> Void) {
+        let box = Unmanaged.passRetained(TickBox(tick)).toOpaque()
+        sourceID = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+            let box = Unmanaged<TickBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.tick() }
+            return 1  // G_SOURCE_CONTINUE
+        }, box, { data in Unmanaged<TickBox>.fromOpaque(data!).release() })
+    }
+
+    public func cancel() {
+        if sourceID != 0 { g_source_remove(sourceID) }
+        sourceID = 0
+    }
+
+    isolated deinit { cancel() }
+}
+
+/// Runs `action` once on the loop thread after `milliseconds`. Returns the source id.
+@GLibActor @discardableResult
+public func runAfter(milliseconds: UInt32, _ action: @escaping @GLibActor () -> Void) -> UInt32 {
+    let box = Unmanaged.passRetained(TickBox(action)).toOpaque()
+    return g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+        let box = Unmanaged<TickBox>.fromOpaque(data!).takeUnretainedValue()
+        GLibActor.assumeIsolated { box.tick() }
+        return 0  // G_SOURCE_REMOVE
+    }, box, { data in Unmanaged<TickBox>.fromOpaque(data!).release() })
+}
+
+private final class TickBox {
+    let tick: @GLibActor () -> Void
+    init(_ tick: @escaping @GLibActor () -> Void) { self.tick = tick }
+}

@@ -1,0 +1,73 @@
+import ControlAPI
+import GLibRuntime
+import GStreamerKit
+
+/// One loaded source: the playbin3 pipeline that plays it, its bus watch, and what the
+/// pipeline told us about its streams. Created by `open`, closed by `stop`, a new `open`
+/// or an error. GLib thread only; `close()` must be called before it is dropped.
+@GLibActor
+final class PlaybackSession {
+    let source: ResolvedSource
+    let playbin: Element
+    private var watch: BusWatch?
+
+    /// The latest stream collection, and the stream ids playbin3 says are selected.
+    var streams: [MediaStream] = []
+    var selectedStreamIDs: [String] = []
+    var duration: Double?
+
+    init(source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
+         onBusEvent: @escaping @GLibActor (BusEvent) -> Void) throws(APIError) {
+        guard let playbin = Element(factory: "playbin3", name: "player") else {
+            throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
+        }
+        guard let videoSink = SinkSelection.makeSink(sinks.video), let audioSink = SinkSelection.makeSink(sinks.audio) else {
+            throw APIError(.pipelineError, "cannot create the sinks \(sinks.video) / \(sinks.audio)")
+        }
+        self.source = source
+        self.playbin = playbin
+        playbin.set("uri", source.playbackURI)
+        playbin.set("video-sink", videoSink)
+        playbin.set("audio-sink", audioSink)
+        // scaletempo keeps the pitch when the rate changes.
+        if let scaletempo = Element(factory: "scaletempo") { playbin.set("audio-filter", scaletempo) }
+        if source.isDemo, let clock = Element(factory: "clockoverlay") {
+            clock.set("text", "Marquee demo")
+            clock.set("halignment", nick: "center")
+            clock.set("valignment", nick: "center")
+            clock.set("font-desc", "Sans 36")
+            playbin.set("video-filter", clock)
+        }
+        apply(settings)
+        watch = BusWatch(pipeline: playbin, handler: onBusEvent)
+    }
+
+    func apply(_ settings: PlayerSettings) {
+        playbin.set("volume", settings.volume)
+        playbin.set("mute", settings.muted)
+        // av-offset > 0 delays video; an audio delay of X s is an av-offset of -X s.
+        playbin.set("av-offset", int64: -ClockTime.nanoseconds(settings.audioDelay))
+    }
+
+    func setState(_ state: PlaybackMachine.PipelineState) -> StateChangeResult {
+        switch state {
+        case .null: return playbin.setState(.null)
+        case .ready: return playbin.setState(.ready)
+        case .paused: return playbin.setState(.paused)
+        case .playing: return playbin.setState(.playing)
+        }
+    }
+
+    func seek(to position: Double, exact: Bool, rate: Double) -> Bool {
+        // Key-unit seeks snap to the keyframe before the target, as players do by default:
+        // fast, and the picture starts clean. Accurate seeks decode up to the exact frame.
+        let flags: Element.SeekFlags = exact ? [.flush, .accurate] : [.flush, .keyUnit, .snapBefore]
+        return playbin.seek(to: position, rate: rate, flags: flags)
+    }
+
+    func close() {
+        watch?.stop()
+        watch = nil
+        playbin.setState(.null)
+    }
+}

@@ -1,0 +1,384 @@
+import ControlAPI
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import Logging
+
+/// The player: takes `Command`s from any client, drives one playbin3 session through the
+/// `PlaybackMachine`, and publishes `PlayerEvent`s. GLib thread only; only Sendable values
+/// (snapshots, events, errors) leave it.
+@GLibActor
+public final class Player {
+    public struct Configuration: Sendable {
+        public var sinks: SinkSelection
+        public var resolver: SourceResolver
+        public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver()) {
+            self.sinks = sinks
+            self.resolver = resolver
+        }
+    }
+
+    public typealias Subscriber = @GLibActor (PlayerEvent) -> Void
+
+    // Fixed at start.
+    private let configuration: Configuration
+    private let log = Logger(category: "player")
+
+    // What the user asked for; what is running (nil when idle); counters.
+    private var settings = PlayerSettings()
+    private var session: PlaybackSession?
+    /// The source of the last session, kept after an error so the snapshot says what failed.
+    private var lastSource: SourceInfo?
+    public private(set) var stats = PlayerStats()
+
+    fileprivate(set) var machine = PlaybackMachine()
+    private var subscribers: [Int: Subscriber] = [:]
+    private var nextSubscriberID = 0
+    private var positionTimer: LoopTimer?
+    private var lastPublishedPosition: Double?
+
+    /// Position events go out at most this often while playing ("a few per second").
+    static let positionIntervalMilliseconds: UInt32 = 250
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    // MARK: Subscribers
+
+    /// Events are delivered synchronously on the GLib thread, in order. Keep handlers cheap.
+    public func subscribe(_ subscriber: @escaping Subscriber) -> Int {
+        nextSubscriberID += 1
+        subscribers[nextSubscriberID] = subscriber
+        return nextSubscriberID
+    }
+
+    public func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+
+    private func publish(_ event: PlayerEvent) {
+        for subscriber in subscribers.values { subscriber(event) }
+    }
+
+    public var state: PlaybackState { machine.state }
+
+    // MARK: Commands
+
+    /// Carries out one command and returns the snapshot as of acceptance.
+    @discardableResult
+    public func send(_ command: Command) throws(APIError) -> PlayerSnapshot {
+        switch command {
+        case .open(let request): try open(request)
+        case .play: try requireSource(); run(machine.handle(.play))
+        case .pause: try requireSource(); run(machine.handle(.pause))
+        case .stop: stop()
+        case .seek(let request): try seek(request)
+        case .live: try goLive()
+        case .set(let patch): apply(patch)
+        case .variant(let request): try selectVariant(request)
+        case .audio(let request): try selectAudio(request.id)
+        case .subtitle(let request): try selectSubtitle(request.id)
+        }
+        return snapshot()
+    }
+
+    private func requireSource() throws(APIError) {
+        guard session != nil else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+    }
+
+    private func open(_ request: OpenRequest) throws(APIError) {
+        let resolved = try configuration.resolver.resolve(request)
+        closeSession()
+        let newSession = try PlaybackSession(source: resolved, sinks: configuration.sinks, settings: settings) { [weak self] event in
+            self?.handle(event, from: resolved.playbackURI)
+        }
+        session = newSession
+        lastSource = resolved.info
+        stats.opens += 1
+        log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
+        publish(.source(resolved.info))
+        run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start)))
+        startOpenWatchdog(for: newSession)
+    }
+
+    /// A source that never prerolls must not leave the player in `opening` for ever. Besides
+    /// stalled servers, GStreamer 1.22's parsebin sometimes drops a demuxer's error that
+    /// arrives while it is still setting the demuxer up (seen with a truncated MP4 about one
+    /// open in five, right after another file played): no error reaches the bus and nothing
+    /// else happens. A local file prerolls in well under a second, so its limit is short.
+    private func startOpenWatchdog(for watched: PlaybackSession) {
+        let seconds = watched.source.info.kind == .file && watched.source.playbackURI.hasPrefix("file:") ? 8 : 30
+        runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
+            guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil else { return }
+            self.log.warning("open timed out", ["uri": watched.source.info.uri, "seconds": "\(seconds)"])
+            self.stats.pipelineErrors += 1
+            let error = APIError(watched.source.playbackURI.hasPrefix("file:") ? .mediaError : .networkError,
+                                 "the source did not start playing within \(seconds) s")
+            self.publish(.error(error))
+            self.run(self.machine.handle(.failed(error)))
+        }
+    }
+
+    private func stop() {
+        guard session != nil || lastSource != nil else { return }
+        closeSession()
+        lastSource = nil
+        run(machine.handle(.stop))
+        publish(.source(nil))
+    }
+
+    private func seek(_ request: SeekRequest) throws(APIError) {
+        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        if machine.prerolled, machine.isLive || session.playbin.querySeekable() == nil {
+            throw APIError(.notSeekable, "this source cannot seek")
+        }
+        var target = request.position ?? 0
+        if let offset = request.offset {
+            let base = machine.pendingSeekTarget ?? session.playbin.queryPosition() ?? 0
+            target = base + offset
+        }
+        target = max(0, target)
+        if let duration = session.duration ?? session.playbin.queryDuration() { target = min(target, duration) }
+        let exact = request.exact ?? false
+        stats.seeks += 1
+        publish(.seek(SeekUpdate(position: target, exact: exact)))
+        run(machine.handle(.seek(.init(position: target, exact: exact))))
+    }
+
+    private func goLive() throws(APIError) {
+        try requireSource()
+        // Without timeshift a live source always plays at its edge: nothing to jump over.
+        guard machine.isLive || lastSource?.kind == .live else {
+            throw APIError(.notLive, "the source is not live")
+        }
+    }
+
+    private func selectVariant(_ request: VariantRequest) throws(APIError) {
+        // Only HLS masters have variants; none is listed for other sources. "auto" is
+        // always the (already active) default.
+        guard request.id == "auto" else { throw APIError(.unknownVariant, "no variant '\(request.id)' (this source lists none)") }
+    }
+
+    private func apply(_ patch: SettingsPatch) {
+        let oldRate = settings.rate
+        settings.merge(patch)
+        machine.repeatOne = settings.repeat != .none  // "all" repeats the only item until queues exist
+        session?.apply(settings)
+        if settings.rate != oldRate {
+            run(machine.handle(.rateChanged(rate: settings.rate, position: machine.pendingSeekTarget ?? session?.playbin.queryPosition())))
+        }
+        publish(.settings(settings.update))
+    }
+
+    // MARK: Tracks
+
+    private func selectAudio(_ id: String) throws(APIError) {
+        try select(id, kind: .audio)
+    }
+
+    private func selectSubtitle(_ id: String?) throws(APIError) {
+        guard let id else {
+            try requireSource()
+            sendSelection(currentSelection().filter { streamKind($0) != .text })
+            return
+        }
+        try select(id, kind: .text)
+    }
+
+    private func select(_ id: String, kind: MediaStream.Kind) throws(APIError) {
+        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        guard let stream = TrackList.stream(for: id, kind: kind, in: session.streams) else {
+            throw APIError(.unknownTrack, "no \(kind == .text ? "subtitle" : kind.rawValue) track '\(id)'")
+        }
+        sendSelection(currentSelection().filter { streamKind($0) != kind } + [stream.id])
+    }
+
+    /// What is selected now; before playbin3 reported a selection, its default (the first
+    /// stream of each kind).
+    private func currentSelection() -> [String] {
+        guard let session else { return [] }
+        if !session.selectedStreamIDs.isEmpty { return session.selectedStreamIDs }
+        var firsts: [MediaStream.Kind: String] = [:]
+        for s in session.streams where firsts[s.kind] == nil { firsts[s.kind] = s.id }
+        return Array(firsts.values)
+    }
+
+    private func streamKind(_ id: String) -> MediaStream.Kind? {
+        session?.streams.first { $0.id == id }?.kind
+    }
+
+    private func sendSelection(_ ids: [String]) {
+        guard let session else { return }
+        log.debug("select-streams", ["ids": ids.joined(separator: ",")])
+        session.playbin.selectStreams(ids)
+    }
+
+    // MARK: Pipeline events
+
+    private func handle(_ event: BusEvent, from uri: String) {
+        // A late message from a session that was replaced is ignored.
+        guard let session, session.source.playbackURI == uri else {
+            log.debug("bus event from a closed session", ["event": "\(event)"])
+            return
+        }
+        log.debug("bus", ["event": "\(event)"])
+        switch event {
+        case .stateChanged(_, let new, _):
+            run(machine.handle(.pipelineState(PlaybackMachine.PipelineState(new))))
+        case .asyncDone:
+            session.duration = session.playbin.queryDuration()
+            let wasSeeking = machine.seekInFlight != nil
+            run(machine.handle(.asyncDone))
+            if wasSeeking { publishPosition(force: true) }
+        case .buffering(let percent):
+            if percent != machine.bufferingPercent { publish(.buffering(BufferingUpdate(percent: percent))) }
+            run(machine.handle(.buffering(percent: percent)))
+        case .durationChanged:
+            session.duration = session.playbin.queryDuration()
+        case .endOfStream:
+            publishPosition(force: true)
+            if !machine.repeatOne { publish(.eos) }
+            run(machine.handle(.endOfStream))
+        case .error(let error):
+            stats.pipelineErrors += 1
+            let apiError = APIError(pipelineError: error, remote: session.source.info.kind == .hls || uri.hasPrefix("http"))
+            log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
+            publish(.error(apiError))
+            run(machine.handle(.failed(apiError)))
+        case .warning(let warning):
+            log.warning("pipeline warning", ["message": warning.message])
+        case .streamCollection(let streams):
+            session.streams = streams
+            publish(.tracks(tracks()))
+        case .streamsSelected(let ids):
+            session.selectedStreamIDs = ids
+            publish(.tracks(tracks()))
+        case .clockLost:
+            // The standard recovery: PAUSED then PLAYING picks a new clock.
+            if machine.target == .playing {
+                _ = session.setState(.paused)
+                _ = session.setState(.playing)
+            }
+        case .latency:
+            // A live source's latency changed: the bin must redistribute it.
+            session.playbin.recalculateLatency()
+        case .segmentDone, .element:
+            break
+        }
+    }
+
+    /// Carries out the machine's actions.
+    private func run(_ actions: [PlaybackMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .setPipelineState(let state):
+                guard let session else { continue }
+                let result = session.setState(state)
+                if result == .noPreroll { run(machine.handle(.liveSource)) }
+                if result == .failure {
+                    run(machine.handle(.failed(APIError(.pipelineError, "the pipeline could not change to \(state)"))))
+                }
+            case .seek(let position, let exact, let rate):
+                if session?.seek(to: position, exact: exact, rate: rate) == false {
+                    log.warning("seek refused", ["position": "\(position)"])
+                    run(machine.handle(.asyncDone))  // nothing in flight after all
+                }
+            case .releasePipeline:
+                closeSession()
+            case .emitState(let state, let previous):
+                log.info("state", ["state": state.rawValue, "previous": previous.rawValue])
+                publish(.state(StateChange(state: state, previous: previous)))
+                updatePositionTimer()
+            }
+        }
+    }
+
+    private func closeSession() {
+        session?.close()
+        session = nil
+        positionTimer?.cancel()
+        positionTimer = nil
+        lastPublishedPosition = nil
+    }
+
+    // MARK: Position
+
+    private func updatePositionTimer() {
+        if machine.state == .playing {
+            guard positionTimer == nil else { return }
+            positionTimer = LoopTimer(milliseconds: Self.positionIntervalMilliseconds) { [weak self] in
+                self?.publishPosition(force: false)
+            }
+        } else {
+            positionTimer?.cancel()
+            positionTimer = nil
+            publishPosition(force: true)
+        }
+    }
+
+    private func publishPosition(force: Bool) {
+        guard let session, let position = session.playbin.queryPosition() else { return }
+        if !force, let last = lastPublishedPosition, abs(last - position) < 0.01 { return }
+        lastPublishedPosition = position
+        publish(.position(PositionUpdate(position: position, duration: session.duration)))
+    }
+
+    // MARK: Snapshot
+
+    public func snapshot() -> PlayerSnapshot {
+        var s = PlayerSnapshot()
+        s.state = machine.state
+        s.source = lastSource
+        s.rate = settings.rate
+        s.volume = settings.volume
+        s.muted = settings.muted
+        s.audioDelay = settings.audioDelay
+        s.repeat = settings.repeat
+        s.buffering = machine.bufferingPercent
+        s.error = machine.error
+        if let session {
+            s.position = machine.prerolled ? session.playbin.queryPosition() : machine.pendingSeekTarget
+            s.duration = session.duration
+            if machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable(),
+               let end = range.end ?? session.duration {
+                s.seekable = TimeRange(start: range.start, end: end)
+            }
+            s.tracks = tracks()
+        }
+        return s
+    }
+
+    private func tracks() -> Tracks {
+        guard let session else { return Tracks() }
+        return TrackList.tracks(streams: session.streams, selected: Set(currentSelection()))
+    }
+
+    /// Pipelines to NULL. Called once at exit.
+    public func shutdown() {
+        closeSession()
+        subscribers.removeAll()
+    }
+}
+
+extension PlaybackMachine.PipelineState {
+    init(_ state: ElementState) {
+        switch state {
+        case .voidPending, .null: self = .null
+        case .ready: self = .ready
+        case .paused: self = .paused
+        case .playing: self = .playing
+        }
+    }
+}
+
+extension Player {
+    /// True when no seek is queued or in flight: a `?wait=` reply waits for this too, so
+    /// `seek?wait=playing` returns after the seek landed, not at once.
+    public var isSettled: Bool { machine.seekInFlight == nil && machine.queuedSeek == nil }
+}
+
+extension Player {
+    /// The GStreamer runtime version, for /healthz.
+    public nonisolated var gstreamerVersion: String { GStreamer.version }
+}

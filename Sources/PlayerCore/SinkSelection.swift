@@ -1,0 +1,55 @@
+import Foundation
+import GStreamerKit
+
+/// Chooses the video and audio sinks once at start-up. An operator's choice wins; otherwise
+/// the best sink that actually opens on this box, falling back to fake sinks synced to the
+/// clock so a headless machine still plays in real time. `autovideosink` is never used: it
+/// crashes on a machine without a display.
+public struct SinkSelection: Sendable, Equatable {
+    public var video: String
+    public var audio: String
+
+    public enum SelectionError: Error, CustomStringConvertible {
+        case missingElement(String)
+        public var description: String {
+            if case .missingElement(let name) = self { return "no GStreamer element named '\(name)' is installed" }
+            return ""
+        }
+    }
+
+    /// Checks an operator's names exist; probes the box for defaults. Blocks briefly (it
+    /// opens the device to be sure), so call it once before serving.
+    public static func choose(video: String?, audio: String?) throws -> SinkSelection {
+        GStreamer.initialize()
+        for name in [video, audio].compactMap({ $0 }) where !GStreamer.hasElement(name) {
+            throw SelectionError.missingElement(name)
+        }
+        return SinkSelection(
+            video: video ?? firstWorking(hasDevice("/dev/dri", prefix: "card") ? ["kmssink"] : [], fallback: "fakevideosink"),
+            audio: audio ?? firstWorking(hasDevice("/dev/snd", prefix: "pcm") ? ["alsasink"] : [], fallback: "fakeaudiosink"))
+    }
+
+    private static func hasDevice(_ folder: String, prefix: String) -> Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.hasPrefix(prefix) }
+    }
+
+    /// The first candidate that reaches READY (the state where sinks open their device).
+    private static func firstWorking(_ candidates: [String], fallback: String) -> String {
+        for name in candidates {
+            guard let sink = Element(factory: name) else { continue }
+            let works = sink.setState(.ready) != .failure
+            sink.setState(.null)
+            if works { return name }
+        }
+        return fallback
+    }
+
+    /// A new sink element for one pipeline (elements cannot be shared between pipelines).
+    static func makeSink(_ name: String) -> Element? {
+        guard let sink = Element(factory: name) else { return nil }
+        // fakesink defaults to sync=false, which plays as fast as the CPU allows and made
+        // PAUSED never complete as an audio sink: keep it on the clock.
+        if name == "fakesink" { sink.set("sync", true) }
+        return sink
+    }
+}

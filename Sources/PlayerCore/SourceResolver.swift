@@ -1,0 +1,87 @@
+import ControlAPI
+import Foundation
+
+/// What an `open` request resolved to: the URI GStreamer gets and what the API reports.
+public struct ResolvedSource: Sendable, Equatable {
+    /// The URI set on playbin3's `uri` property: a property value, never pipeline text.
+    public var playbackURI: String
+    public var info: SourceInfo
+    /// The built-in demo paints a clock over the test pattern.
+    public var isDemo: Bool
+}
+
+/// Turns a user's `uri` (a URI or a plain path) into a playable source, or a clear error.
+/// Local files are checked here so a missing file is a 404 at once rather than a pipeline
+/// error a moment later.
+public struct SourceResolver: Sendable {
+    /// The URI that names the built-in demo source.
+    public static let demoURI = "demo://"
+    /// testsrcbin's URI handler: a live test pattern and a tone, no media files needed.
+    static let demoPlaybackURI = "testbin://video,is-live=true,pattern=smpte+audio,is-live=true,wave=sine,volume=0.1"
+
+    /// When non-empty, local files must lie under one of these folders.
+    public var mediaRoots: [String]
+
+    public init(mediaRoots: [String] = []) {
+        self.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
+    }
+
+    public func resolve(_ request: OpenRequest) throws(APIError) -> ResolvedSource {
+        let text = request.uri.trimmingCharacters(in: .whitespaces)
+        if text == "demo" || text == "demo:" || text == Self.demoURI {
+            return ResolvedSource(playbackURI: Self.demoPlaybackURI,
+                                  info: SourceInfo(uri: Self.demoURI, kind: .live, contentId: request.contentId), isDemo: true)
+        }
+        guard let scheme = Self.scheme(of: text) else {
+            return try resolveFile(path: text, request: request)
+        }
+        switch scheme {
+        case "file":
+            guard let url = URL(string: text), url.isFileURL, !url.path.isEmpty else {
+                throw APIError(.invalidArgument, "'\(text)' is not a valid file URI")
+            }
+            return try resolveFile(path: url.path, request: request)
+        case "http", "https":
+            guard let url = URL(string: text), url.host != nil else {
+                throw APIError(.invalidArgument, "'\(text)' is not a valid \(scheme) URI")
+            }
+            let looksHLS = url.path.lowercased().hasSuffix(".m3u8") || request.kind == .hls
+            return ResolvedSource(playbackURI: url.absoluteString,
+                                  info: SourceInfo(uri: url.absoluteString, kind: looksHLS ? .hls : .file, contentId: request.contentId),
+                                  isDemo: false)
+        default:
+            throw APIError(.unsupportedURI, "the '\(scheme)' scheme is not supported (use a path, file://, http(s):// or demo://)")
+        }
+    }
+
+    /// The scheme of `text` when it has one (RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":").
+    static func scheme(of text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let candidate = text[..<colon]
+        guard let first = candidate.first, first.isLetter, first.isASCII,
+              candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return candidate.lowercased()
+    }
+
+    private func resolveFile(path: String, request: OpenRequest) throws(APIError) -> ResolvedSource {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        // The root check comes first, so that nothing reveals which paths exist outside the roots.
+        if !mediaRoots.isEmpty {
+            let real = url.resolvingSymlinksInPath().path
+            guard mediaRoots.contains(where: { real == $0 || real.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+                throw APIError(.forbidden, "\(url.path) is outside the allowed media folders")
+            }
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw APIError(.notFound, "no such file: \(url.path)")
+        }
+        guard !isDirectory.boolValue else { throw APIError(.invalidArgument, "\(url.path) is a directory") }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw APIError(.forbidden, "\(url.path) is not readable")
+        }
+        return ResolvedSource(playbackURI: url.absoluteString,
+                              info: SourceInfo(uri: url.absoluteString, kind: .file, contentId: request.contentId),
+                              isDemo: false)
+    }
+}

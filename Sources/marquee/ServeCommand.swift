@@ -1,0 +1,84 @@
+import ControlAPI
+import ControlServer
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import Logging
+import PlayerCore
+
+let versionString = MarqueeVersion.current
+
+/// `marquee serve`: the daemon.
+enum ServeCommand {
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try ParsedArguments(arguments,
+            valueOptions: ["listen", "token", "data-dir", "video-sink", "audio-sink", "media-root", "log-level"],
+            flagOptions: ["demo"])
+        let environment = ProcessInfo.processInfo.environment
+        if let level = args.value("log-level") {
+            guard let parsed = LogLevel(name: level) else { throw UsageError("--log-level must be debug, info, warning or error") }
+            Logger.threshold.store(parsed.rawValue, ordering: .relaxed)
+        }
+        let log = Logger(category: "main")
+        let listenText = args.value("listen") ?? environment["MARQUEE_LISTEN"] ?? "127.0.0.1:8080"
+        guard let listen = ListenAddress(listenText) else {
+            throw UsageError("--listen must be HOST:PORT (for example 127.0.0.1:8080, [::1]:0)")
+        }
+        let token = args.value("token") ?? environment["MARQUEE_TOKEN"]
+        let dataDirectory = try prepareDataDirectory(args.value("data-dir"), environment: environment)
+
+        GStreamer.initialize()
+        let sinks = try SinkSelection.choose(video: args.value("video-sink"), audio: args.value("audio-sink"))
+        log.info("starting", ["version": versionString, "gstreamer": GStreamer.version, "video-sink": sinks.video,
+                              "audio-sink": sinks.audio, "data-dir": dataDirectory])
+
+        MainLoop.acquireOnCurrentThread()
+        let started: Bool = GLibActor.assumeIsolated {
+            let player = Player(configuration: .init(sinks: sinks, resolver: SourceResolver(mediaRoots: args.values("media-root"))))
+            let server = ControlServer(player: player, configuration: .init(listen: listen, token: token))
+            let url: String
+            do {
+                url = try server.start()
+            } catch {
+                log.error("\(error)")
+                return false
+            }
+            // Scripts wait for this line: write it at once, whatever stdout is connected to.
+            FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8))
+            PluginWarmup.run()
+            if args.flags.contains("demo") {
+                do { try player.send(.open(OpenRequest(uri: SourceResolver.demoURI))) }
+                catch { log.error("demo failed to start", ["error": "\(error)"]) }
+            }
+            UnixSignals.onTerminate { signal in
+                log.info("stopping", ["signal": "\(signal)"])
+                server.stop()
+                player.shutdown()
+                MainLoop.quit()
+            }
+            return true
+        }
+        guard started else { return 1 }
+        MainLoop.run()
+        log.info("stopped")
+        return 0
+    }
+
+    /// `--data-dir`, else `$XDG_DATA_HOME/marquee`, else `~/.local/share/marquee`; created if missing.
+    private static func prepareDataDirectory(_ given: String?, environment: [String: String]) throws -> String {
+        let path: String
+        if let given {
+            path = given
+        } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            path = xdg + "/marquee"
+        } else {
+            path = NSHomeDirectory() + "/.local/share/marquee"
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw UsageError("cannot create the data directory \(path): \(error.localizedDescription)")
+        }
+        return path
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+import ControlAPI
+
+final class EventEncodingTests: XCTestCase {
+    struct Row {
+        var event: PlayerEvent
+        var type: String
+        var data: String
+        var latestValue: Bool
+        var line: UInt
+        init(_ event: PlayerEvent, _ type: String, _ data: String, latestValue: Bool, line: UInt = #line) {
+            self.event = event
+            self.type = type
+            self.data = data
+            self.latestValue = latestValue
+            self.line = line
+        }
+    }
+
+    static let rows: [Row] = [
+        Row(.state(StateChange(state: .playing, previous: .opening)), "state",
+            #"{"state": "playing", "previous": "opening"}"#, latestValue: false),
+        Row(.position(PositionUpdate(position: 3.5, duration: 60)), "position",
+            #"{"position": 3.5, "duration": 60}"#, latestValue: true),
+        Row(.position(PositionUpdate(position: 0, duration: nil)), "position",
+            #"{"position": 0, "duration": null}"#, latestValue: true),
+        Row(.buffering(BufferingUpdate(percent: 42)), "buffering", #"{"percent": 42}"#, latestValue: true),
+        Row(.tracks(Tracks(audio: [Track(id: "audio-1", language: "en", codec: "AAC", selected: true),
+                                   Track(id: "audio-2", title: "Commentary", selected: false)],
+                           subtitle: [Track(id: "subtitle-1", language: "de", selected: false)])), "tracks",
+            #"{"audio": [{"id": "audio-1", "language": "en", "codec": "AAC", "selected": true},"#
+            + #" {"id": "audio-2", "title": "Commentary", "selected": false}],"#
+            + #" "video": [], "subtitle": [{"id": "subtitle-1", "language": "de", "selected": false}]}"#,
+            latestValue: true),
+        Row(.seek(SeekUpdate(position: 12.5, exact: false)), "seek", #"{"position": 12.5, "exact": false}"#, latestValue: false),
+        Row(.settings(SettingsUpdate(rate: 1.5, volume: 0.5, muted: true, audioDelay: -0.1, repeat: .one)), "settings",
+            #"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one"}"#, latestValue: true),
+        Row(.source(SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .hls, contentId: "c1")), "source",
+            #"{"uri": "https://cdn.example/live/master.m3u8", "kind": "hls", "contentId": "c1"}"#, latestValue: false),
+        Row(.source(nil), "source", "null", latestValue: false),
+        Row(.error(APIError(.mediaError, "could not demux")), "error",
+            #"{"code": "media_error", "message": "could not demux"}"#, latestValue: false),
+        Row(.eos, "eos", "{}", latestValue: false),
+    ]
+
+    func testEnvelopeRows() {
+        for (index, row) in Self.rows.enumerated() {
+            let data = JSONCoding.encode(EventEnvelope(seq: index + 1, event: row.event))
+            XCTAssertEqual(row.event.type, row.type, line: row.line)
+            XCTAssertEqual(row.event.isLatestValue, row.latestValue, row.type, line: row.line)
+            XCTAssertEqual(jsonKeys(data, line: row.line), ["seq", "type", "data"], line: row.line)
+            assertJSONEqual(data, #"{"seq": \#(index + 1), "type": "\#(row.type)", "data": \#(row.data)}"#, line: row.line)
+        }
+    }
+
+    func testSnapshotEvent() {
+        let data = JSONCoding.encode(EventEnvelope(seq: 1, event: .snapshot(PlayerSnapshot())))
+        XCTAssertTrue(String(decoding: data, as: UTF8.self).hasPrefix(#"{"data":{"#), "sorted keys: data, seq, type")
+        guard let object = jsonObject(data) as? [String: Any] else { return XCTFail("not an object") }
+        XCTAssertEqual(object["seq"] as? Int, 1)
+        XCTAssertEqual(object["type"] as? String, "snapshot")
+        XCTAssertEqual((object["data"] as? [String: Any]).map { Set($0.keys) }, SnapshotEncodingTests.contractKeys)
+        XCTAssertFalse(PlayerEvent.snapshot(PlayerSnapshot()).isLatestValue)
+    }
+
+    func testSlashesAreNotEscaped() {
+        let text = encodedText(EventEnvelope(seq: 9, event: .source(SourceInfo(uri: "file:///media/a/b.mp4", kind: .file))))
+        XCTAssertTrue(text.contains(#""uri":"file:///media/a/b.mp4""#), text)
+        XCTAssertFalse(text.contains(#"\/"#), text)
+    }
+
+    func testEncodingIsCompactAndSorted() {
+        XCTAssertEqual(encodedText(EventEnvelope(seq: 3, event: .buffering(BufferingUpdate(percent: 100)))),
+                       #"{"data":{"percent":100},"seq":3,"type":"buffering"}"#)
+        XCTAssertEqual(encodedText(EventEnvelope(seq: 4, event: .eos)), #"{"data":{},"seq":4,"type":"eos"}"#)
+    }
+}
+
+final class SnapshotEncodingTests: XCTestCase {
+    static let contractKeys: Set<String> = [
+        "state", "source", "position", "duration", "rate", "volume", "muted", "audioDelay", "buffering",
+        "seekable", "live", "tracks", "variants", "variant", "repeat", "abLoop", "pip", "error",
+    ]
+
+    func testIdleSnapshotHasEveryKeyWithExplicitNulls() {
+        let data = JSONCoding.encode(PlayerSnapshot())
+        XCTAssertEqual(jsonKeys(data), Self.contractKeys)
+        let text = String(decoding: data, as: UTF8.self)
+        for key in ["source", "position", "duration", "seekable", "live", "abLoop", "pip", "error"] {
+            XCTAssertTrue(text.contains(#""\#(key)":null"#), "\(key) must be an explicit null: \(text)")
+        }
+        assertJSONEqual(data, """
+            {"state": "idle", "source": null, "position": null, "duration": null,
+             "rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "buffering": 100,
+             "seekable": null, "live": null,
+             "tracks": {"audio": [], "video": [], "subtitle": []},
+             "variants": [], "variant": {"mode": "auto", "selected": null, "current": null},
+             "repeat": "none", "abLoop": null, "pip": null, "error": null}
+            """)
+    }
+
+    static let full = """
+        {"state": "playing",
+         "source": {"uri": "https://cdn.example/live/master.m3u8", "kind": "live", "contentId": "ch-1"},
+         "position": 12.5, "duration": 3600, "rate": 1.5, "volume": 0.8, "muted": true, "audioDelay": -0.2,
+         "buffering": 87, "seekable": {"start": 0, "end": 3600},
+         "live": {"edge": 3600, "behind": 4, "window": 300},
+         "tracks": {"audio": [{"id": "audio-1", "language": "en", "selected": true}],
+                    "video": [{"id": "video-1", "codec": "H.264", "selected": true}],
+                    "subtitle": [{"id": "subtitle-1", "title": "English", "selected": false}]},
+         "variants": [{"id": "720p", "bandwidth": 3000000, "width": 1280, "height": 720, "codecs": "avc1.64001f"}],
+         "variant": {"mode": "manual", "selected": "720p", "current": "720p"},
+         "repeat": "all", "abLoop": {"a": 10, "b": 20},
+         "pip": {"uri": "file:///media/pip.mp4", "state": "playing", "rect": {"x": 10, "y": 20, "width": 320, "height": 180}},
+         "error": {"code": "network_error", "message": "timed out"}}
+        """
+
+    func testFullSnapshotRoundTrips() throws {
+        let snapshot = decoded(PlayerSnapshot.self, Self.full)
+        XCTAssertEqual(snapshot.state, .playing)
+        XCTAssertEqual(snapshot.source, SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .live, contentId: "ch-1"))
+        XCTAssertEqual(snapshot.error, APIError(.networkError, "timed out"))
+        let data = JSONCoding.encode(snapshot)
+        assertJSONEqual(data, Self.full)
+        XCTAssertEqual(try JSONDecoder().decode(PlayerSnapshot.self, from: data), snapshot)
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("https://cdn.example/live/master.m3u8"), text)
+        XCTAssertTrue(text.contains("file:///media/pip.mp4"), text)
+        XCTAssertFalse(text.contains(#"\/"#), text)
+    }
+
+    func testEveryStateEncodesAsItsContractName() {
+        XCTAssertEqual(PlaybackState.allCases.map(\.rawValue), ["idle", "opening", "buffering", "paused", "playing", "ended", "error"])
+        for state in PlaybackState.allCases {
+            var snapshot = PlayerSnapshot()
+            snapshot.state = state
+            guard let object = jsonObject(JSONCoding.encode(snapshot)) as? [String: Any] else { return XCTFail() }
+            XCTAssertEqual(object["state"] as? String, state.rawValue)
+        }
+    }
+
+    func testErrorReplyShape() {
+        XCTAssertEqual(encodedText(ErrorReply(APIError(.notFound, "no such file: /a/b.mp4"))),
+                       #"{"error":{"code":"not_found","message":"no such file: /a/b.mp4"}}"#)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import MarqueeClient
+import TestMedia
+import XCTest
+
+/// Every bad input gets a 4xx JSON error with a stable code, and the daemon keeps serving and
+/// can play the next thing.
+final class BadInputTests: XCTestCase {
+    var daemon: Daemon!
+
+    override func setUpWithError() throws { daemon = try Daemon() }
+    override func tearDown() { XCTAssertEqual(daemon.stop(), 0) }
+
+    struct Row {
+        var method: String
+        var path: String
+        var body: String?
+        var status: Int
+        var code: String
+    }
+
+    func testBadRequestsTable() throws {
+        let rows: [Row] = [
+            Row(method: "POST", path: "/v1/player/open", body: "{not json", status: 400, code: "invalid_json"),
+            Row(method: "POST", path: "/v1/player/open", body: "[1,2]", status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/open", body: #"{"uri": 5}"#, status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/open", body: "{}", status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/open", body: #"{"uri": ""}"#, status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/open", body: #"{"uri": "ftp://example.invalid/a.mp4"}"#, status: 400, code: "unsupported_uri"),
+            Row(method: "POST", path: "/v1/player/open", body: #"{"uri": "/nonexistent/clip.mp4"}"#, status: 404, code: "not_found"),
+            Row(method: "POST", path: "/v1/player/seek", body: #"{"position": "x"}"#, status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/seek", body: #"{"position": 3}"#, status: 409, code: "no_source"),
+            Row(method: "POST", path: "/v1/player/play", body: nil, status: 409, code: "no_source"),
+            Row(method: "PATCH", path: "/v1/player", body: #"{"volum": 1}"#, status: 400, code: "invalid_argument"),
+            Row(method: "PATCH", path: "/v1/player", body: #"{"rate": 0}"#, status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/live", body: nil, status: 409, code: "no_source"),
+            Row(method: "POST", path: "/v1/player/variant", body: #"{"id": "720p"}"#, status: 404, code: "unknown_variant"),
+            Row(method: "GET", path: "/v1/nope", body: nil, status: 404, code: "route_not_found"),
+            Row(method: "DELETE", path: "/v1/player", body: nil, status: 405, code: "method_not_allowed"),
+            Row(method: "GET", path: "/v1/player/open", body: nil, status: 405, code: "method_not_allowed"),
+            Row(method: "POST", path: "/v1/player?wait=dancing", body: nil, status: 405, code: "method_not_allowed"),
+            Row(method: "POST", path: "/v1/player/pause?wait=dancing", body: nil, status: 400, code: "invalid_argument"),
+        ]
+        for row in rows {
+            let r = try daemon.client.request(row.method, row.path, body: row.body.map { Data($0.utf8) })
+            XCTAssertEqual(r.status, row.status, "\(row.method) \(row.path) \(row.body ?? ""): \(r.text)")
+            let object = try? r.json() as? [String: Any]
+            XCTAssertEqual(object?.errorCode, row.code, "\(row.method) \(row.path) \(row.body ?? "")")
+            XCTAssertNotNil((object?["error"] as? [String: Any])?["message"] as? String)
+        }
+        try assertStillPlays()
+    }
+
+    func testBodyOverOneMebibyteIs413() throws {
+        let big = Data(repeating: 0x20, count: (1 << 20) + 10)
+        let r = try daemon.client.request("POST", "/v1/player/open", body: big)
+        XCTAssertEqual(r.status, 413)
+        XCTAssertEqual((try? r.json() as? [String: Any])?.errorCode, "payload_too_large")
+        try assertStillPlays()
+    }
+
+    func testPipelineSyntaxInURIIsJustAMissingFile() throws {
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-injected-\(UUID().uuidString)")
+        let (status, s) = try daemon.post("/v1/player/open", ["uri": "x.mp4 ! filesink location=\(target.path)"])
+        XCTAssertEqual(status, 404)
+        XCTAssertEqual(s.errorCode, "not_found")
+        let (status2, _) = try daemon.post("/v1/player/open", ["uri": "file:///x.mp4%20!%20filesink%20location=\(target.path)"])
+        XCTAssertEqual(status2, 404)
+        usleep(200_000)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "user data must never become pipeline text")
+    }
+
+    func testGarbageMediaIsAMediaErrorAndRecovers() throws {
+        for file in [try MediaFixtures.garbage(), try MediaFixtures.truncatedMP4()] {
+            // A generous timeout: see Player.startOpenWatchdog for why an error can take 8 s.
+            let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=15", ["uri": file.path])
+            XCTAssertEqual(status, 422, "\(file.lastPathComponent): \(s)")
+            XCTAssertEqual(s.errorCode, "media_error")
+            let snap = try daemon.snapshot()
+            XCTAssertEqual(snap.state, "error")
+            XCTAssertEqual(snap.errorCode, "media_error")
+            try assertStillPlays()
+        }
+        let metrics = try daemon.client.get("/metrics").text
+        XCTAssertTrue(metrics.contains("marquee_pipeline_errors_total 2"), metrics)
+    }
+
+    func testDirectoryIsInvalid() throws {
+        let (status, s) = try daemon.post("/v1/player/open", ["uri": FileManager.default.temporaryDirectory.path])
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual(s.errorCode, "invalid_argument")
+    }
+
+    /// The daemon still serves and plays a good file.
+    private func assertStillPlays(file: StaticString = #filePath, line: UInt = #line) throws {
+        let clip = try MediaFixtures.mp4(seconds: 2)
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing", ["uri": clip.path])
+        XCTAssertEqual(status, 200, "\(s)", file: file, line: line)
+        XCTAssertEqual(s.state, "playing", file: file, line: line)
+        _ = try daemon.post("/v1/player/stop")
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import MarqueeClient
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `marquee serve` process on 127.0.0.1 port 0 with fake sinks and its own data
+/// directory, for one test. `stop()` sends SIGTERM and returns the exit status.
+final class Daemon {
+    let process = Process()
+    let url: String
+    let client: HTTPClient
+    let dataDirectory: URL
+    private let stderrPipe = Pipe()
+    private let stdoutPipe = Pipe()
+
+    /// Where SwiftPM put the `marquee` binary: next to the test bundle.
+    static var binary: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("marquee").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        // Fallback: the package's debug build folder.
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return package.appendingPathComponent(".build/debug/marquee").path
+    }
+
+    init(extraArguments: [String] = [], token: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        var arguments = ["serve", "--listen", "127.0.0.1:0", "--video-sink", "fakevideosink", "--audio-sink", "fakeaudiosink",
+                         "--data-dir", dataDirectory.path, "--log-level", "debug"]
+        if let token { arguments += ["--token", token] }
+        process.arguments = arguments + extraArguments
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        try process.run()
+        let line = try Self.readLine(from: stdoutPipe.fileHandleForReading, timeout: 15)
+        guard line.hasPrefix("listening on ") else {
+            process.terminate()
+            throw DaemonError.noListeningLine(line + "\n" + String(decoding: stderrPipe.fileHandleForReading.availableData, as: UTF8.self))
+        }
+        url = String(line.dropFirst("listening on ".count))
+        client = HTTPClient(baseURL: url, token: token, timeout: 20)
+    }
+
+    enum DaemonError: Error { case noListeningLine(String) }
+
+    /// Reads one line byte by byte (the daemon writes it unbuffered), with a deadline.
+    static func readLine(from handle: FileHandle, timeout: Double) throws -> String {
+        var bytes: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        let fd = handle.fileDescriptor
+        while Date() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) > 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1 else { break }
+            if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// SIGTERM, then waits up to `timeout` s. Returns the exit status, or nil if it hung
+    /// (then it is killed).
+    @discardableResult
+    func stop(timeout: Double = 10) -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    // MARK: Helpers for tests
+
+    /// POST with a JSON body, returning status and decoded JSON object.
+    func post(_ path: String, _ body: [String: Any]? = nil) throws -> (Int, [String: Any]) {
+        let r = try client.post(path, json: body)
+        return (r.status, (try? r.json() as? [String: Any]) ?? [:])
+    }
+
+    func snapshot() throws -> [String: Any] {
+        try client.get("/v1/player").json() as? [String: Any] ?? [:]
+    }
+
+    /// Polls the snapshot until `condition` holds or `timeout` passes.
+    func waitFor(_ description: String, timeout: Double = 10, _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last: [String: Any] = [:]
+        while Date() < deadline {
+            last = try snapshot()
+            if condition(last) { return last }
+            usleep(50_000)
+        }
+        XCTFail("timed out waiting for \(description); last snapshot: \(last)")
+        return last
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var state: String? { self["state"] as? String }
+    var position: Double? { self["position"] as? Double }
+    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+}
+
+/// Collects events from a WebSocket until a predicate is met.
+func collectEvents(_ ws: WebSocketClient, timeout: Double, until done: ([[String: Any]]) -> Bool) throws -> [[String: Any]] {
+    var events: [[String: Any]] = []
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        guard let message = try? ws.receive(timeout: max(0.05, deadline.timeIntervalSinceNow)) else { continue }
+        guard case .text(let text) = message,
+              let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { continue }
+        events.append(object)
+        if done(events) { return events }
+    }
+    return events
+}

@@ -1,0 +1,265 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public struct MediaFixtureError: Error, CustomStringConvertible {
+    public let fixture: String
+    public let message: String
+    /// gst-launch-1.0's stderr when it was the part that failed; empty otherwise.
+    public let stderr: String
+
+    public var description: String {
+        stderr.isEmpty
+            ? "TestMedia: cannot make \(fixture): \(message)"
+            : "TestMedia: cannot make \(fixture): \(message)\ngst-launch-1.0 stderr:\n\(stderr)"
+    }
+}
+
+/// Small media files generated on demand with gst-launch-1.0, so the repository
+/// carries no binary fixtures and every clip has known, documented properties.
+///
+/// Each file is generated at most once per process, into `directory`, which is
+/// removed at exit. Calls are safe from concurrent tests.
+///
+/// Media payloads are deterministic (same frames, samples, sizes and offsets on every
+/// run); container creation timestamps and Matroska's random segment UID are not,
+/// because the muxers take them from the clock and RNG.
+public enum MediaFixtures {
+    /// The per-process directory all fixtures live in.
+    public static var directory: URL { FixtureStore.directory }
+
+    /// MP4 (mp4mux, index at the end): H.264 constrained-baseline 320x240 at 30 fps
+    /// with a keyframe every second (frames 0, 30, 60, …), plus AAC-LC 48 kHz stereo
+    /// (440 Hz sine). Video scrolls, and carries a running timestamp when the
+    /// timeoverlay element (Debian: gstreamer1.0-x) is installed, so no two frames match.
+    public static func mp4(seconds: Int = 6) throws -> URL {
+        let fixture = "mp4(seconds: \(seconds))"
+        try validate(seconds: seconds, fixture: fixture)
+        return try FixtureStore.cached("av-\(seconds)s.mp4", fixture: fixture) { output in
+            let aac = try Pipelines.aacEncoder(fixture: fixture)
+            var args = ["mp4mux", "name=mux", "!", "filesink", "location=\(output.path)"]
+            args += Pipelines.video(seconds: seconds) + ["!", "mux."]
+            args += Pipelines.audio(seconds: seconds, frequency: 440, encoder: aac) + ["!", "mux."]
+            try Pipelines.launch(args, fixture: fixture)
+        }
+    }
+
+    /// Matroska with, in this order: H.264 video (as in `mp4`), AAC audio tagged
+    /// language "en" / title "English" (440 Hz), AAC audio tagged "fr" / "French"
+    /// (660 Hz), and a UTF-8 subtitle track tagged "en" with one cue per second
+    /// ("Subtitle 1" shown 0.0–0.8 s, "Subtitle 2" 1.0–1.8 s, …). GStreamer demuxers
+    /// report the languages in the `language-code` stream tag.
+    public static func mkvWithTracks(seconds: Int = 6) throws -> URL {
+        let fixture = "mkvWithTracks(seconds: \(seconds))"
+        try validate(seconds: seconds, fixture: fixture)
+        return try FixtureStore.cached("tracks-\(seconds)s.mkv", fixture: fixture) { output in
+            let aac = try Pipelines.aacEncoder(fixture: fixture)
+            let subtitles = try FixtureStore.writeSubtitles(seconds: seconds, fixture: fixture)
+            var args = ["matroskamux", "name=mux", "!", "filesink", "location=\(output.path)"]
+            args += Pipelines.video(seconds: seconds) + ["!", "mux.video_0"]
+            args += Pipelines.audio(seconds: seconds, frequency: 440, encoder: aac)
+            args += ["!", "taginject", "tags=language-code=en,title=English", "!", "mux.audio_0"]
+            args += Pipelines.audio(seconds: seconds, frequency: 660, encoder: aac)
+            args += ["!", "taginject", "tags=language-code=fr,title=French", "!", "mux.audio_1"]
+            args += ["filesrc", "location=\(subtitles.path)", "!", "subparse"]
+            args += ["!", "taginject", "tags=language-code=en", "!", "mux.subtitle_0"]
+            try Pipelines.launch(args, fixture: fixture)
+        }
+    }
+
+    /// 64 KiB of pseudo-random bytes named `.mp4`, for "unsupported/corrupt file"
+    /// paths: the extension promises media, the content matches no known format.
+    public static func garbage() throws -> URL {
+        try FixtureStore.cached("garbage.mp4", fixture: "garbage()") { output in
+            // SplitMix64: a fixed seed gives identical bytes on every run and platform.
+            var state: UInt64 = 0x4D41_5251_5545_4521
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(64 * 1024)
+            while bytes.count < 64 * 1024 {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                z ^= z >> 31
+                withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0) }
+            }
+            try Data(bytes).write(to: output)
+        }
+    }
+
+    /// The first 40% of `mp4()` (the default 6 s clip). mp4mux writes the moov index
+    /// last, so this is media data with no index: demuxers must fail, not hang.
+    public static func truncatedMP4() throws -> URL {
+        // Resolved before taking the store's lock, which is not reentrant.
+        let source = try mp4()
+        return try FixtureStore.cached("truncated.mp4", fixture: "truncatedMP4()") { output in
+            let data = try Data(contentsOf: source)
+            try data.prefix(data.count * 40 / 100).write(to: output)
+        }
+    }
+
+    private static func validate(seconds: Int, fixture: String) throws {
+        guard (1...600).contains(seconds) else {
+            throw MediaFixtureError(
+                fixture: fixture, message: "seconds must be in 1...600", stderr: "")
+        }
+    }
+}
+
+private enum FixtureStore {
+    // One lock for all fixtures: generation is CPU-bound, so running two gst-launch
+    // jobs side by side on a small CI machine gains nothing and risks timeouts.
+    static let lock = NSLock()
+
+    static let directory: URL = {
+        // pid + random suffix: parallel test processes (swift test --parallel) must not
+        // see each other's half-written files, and a recycled pid must not find stale ones.
+        let name = "marquee-testmedia-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent(name, isDirectory: true)
+        // Created eagerly so tests may drop their own files (playlists, copies) next
+        // to the fixtures; `cached` retries if this fails.
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: FixtureStore.directory) }
+        return url
+    }()
+
+    /// Returns `name` in `directory`, running `generate` first if this process has not
+    /// produced it yet. `generate` writes to a scratch path that is renamed only on
+    /// success, so a failed or interrupted run never leaves a file that looks cached.
+    /// `generate` must not call back into `cached` (the lock is not reentrant).
+    static func cached(
+        _ name: String, fixture: String, generate: (URL) throws -> Void
+    ) throws -> URL {
+        lock.lock()
+        defer { lock.unlock() }
+        let fileManager = FileManager.default
+        let final = directory.appendingPathComponent(name)
+        if fileManager.fileExists(atPath: final.path) { return final }
+
+        let scratch = directory.appendingPathComponent("partial-\(name)")
+        do {
+            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+            try? fileManager.removeItem(at: scratch)
+            try generate(scratch)
+            let size = (try? fileManager.attributesOfItem(atPath: scratch.path)[.size] as? Int) ?? 0
+            guard size > 0 else {
+                throw MediaFixtureError(fixture: fixture, message: "generator wrote no data", stderr: "")
+            }
+            try fileManager.moveItem(at: scratch, to: final)
+        } catch let error as MediaFixtureError {
+            try? fileManager.removeItem(at: scratch)
+            throw error
+        } catch {
+            try? fileManager.removeItem(at: scratch)
+            throw MediaFixtureError(fixture: fixture, message: "\(error)", stderr: "")
+        }
+        return final
+    }
+
+    static func writeSubtitles(seconds: Int, fixture: String) throws -> URL {
+        func stamp(_ milliseconds: Int) -> String {
+            let h = milliseconds / 3_600_000, m = milliseconds / 60_000 % 60
+            let s = milliseconds / 1000 % 60, ms = milliseconds % 1000
+            return String(format: "%02d:%02d:%02d,%03d", h, m, s, ms)
+        }
+        var srt = ""
+        for cue in 0..<seconds {
+            srt += "\(cue + 1)\n\(stamp(cue * 1000)) --> \(stamp(cue * 1000 + 800))\nSubtitle \(cue + 1)\n\n"
+        }
+        let url = directory.appendingPathComponent("subtitles-\(seconds)s.srt")
+        try Data(srt.utf8).write(to: url, options: .atomic)
+        return url
+    }
+}
+
+private enum Pipelines {
+    static let frameRate = 30
+    // 1600 samples = one video frame at 48 kHz, so audio and video end together exactly.
+    static let samplesPerBuffer = 48_000 / frameRate
+
+    static func video(seconds: Int) -> [String] {
+        var args = [
+            "videotestsrc", "num-buffers=\(seconds * frameRate)", "pattern=smpte", "horizontal-speed=4",
+            "!", "video/x-raw,format=I420,width=320,height=240,framerate=\(frameRate)/1",
+        ]
+        if hasTimeOverlay {
+            args += ["!", "timeoverlay", "halignment=left", "valignment=top", "font-desc=Sans 24"]
+        }
+        // threads=1: multi-threaded x264 rate control is not reproducible between runs.
+        // bitrate keeps clips small (~300 KB per 6 s) so tests copy and scan them fast.
+        args += [
+            "!", "x264enc", "key-int-max=\(frameRate)", "speed-preset=ultrafast",
+            "bitrate=400", "threads=1",
+            "!", "h264parse",
+        ]
+        return args
+    }
+
+    static func audio(seconds: Int, frequency: Int, encoder: String) -> [String] {
+        [
+            "audiotestsrc", "num-buffers=\(seconds * frameRate)",
+            "samplesperbuffer=\(samplesPerBuffer)", "wave=sine", "freq=\(frequency)",
+            "!", "audio/x-raw,rate=48000,channels=2",
+            // Encoders disagree on sample format (avenc_aac: planar float, fdkaacenc: S16).
+            "!", "audioconvert",
+            "!", encoder,
+            "!", "aacparse",
+        ]
+    }
+
+    static let hasTimeOverlay = elementExists("timeoverlay")
+
+    // fdkaacenc and voaacenc are fallbacks for installs without gstreamer1.0-libav.
+    static let availableAACEncoder: String? =
+        ["avenc_aac", "fdkaacenc", "voaacenc"].first(where: elementExists)
+
+    static func aacEncoder(fixture: String) throws -> String {
+        guard findExecutable("gst-inspect-1.0") != nil, findExecutable("gst-launch-1.0") != nil else {
+            throw MediaFixtureError(
+                fixture: fixture,
+                message: "gst-launch-1.0/gst-inspect-1.0 not on PATH; install gstreamer1.0-tools",
+                stderr: "")
+        }
+        guard let encoder = availableAACEncoder else {
+            throw MediaFixtureError(
+                fixture: fixture,
+                message: "no AAC encoder element (avenc_aac, fdkaacenc or voaacenc); "
+                    + "install gstreamer1.0-libav",
+                stderr: "")
+        }
+        return encoder
+    }
+
+    static func elementExists(_ element: String) -> Bool {
+        let result = try? runProcess("gst-inspect-1.0", ["--exists", element], timeout: 30)
+        return result?.status == 0
+    }
+
+    static func launch(_ pipeline: [String], fixture: String) throws {
+        let result: (status: Int32, stdout: String, stderr: String)
+        do {
+            // Generous timeout: the first GStreamer run on a fresh machine rebuilds the
+            // plugin registry, which alone can take several seconds.
+            result = try runProcess("gst-launch-1.0", ["-q"] + pipeline, timeout: 60)
+        } catch let ProcessRunnerError.timedOut(_, _, timeout, _, stderr) {
+            throw MediaFixtureError(
+                fixture: fixture,
+                message: "gst-launch-1.0 did not finish within \(Int(timeout)) s; pipeline: "
+                    + pipeline.joined(separator: " "),
+                stderr: stderr)
+        } catch {
+            throw MediaFixtureError(fixture: fixture, message: "\(error)", stderr: "")
+        }
+        guard result.status == 0 else {
+            throw MediaFixtureError(
+                fixture: fixture,
+                message: "gst-launch-1.0 exited with status \(result.status); pipeline: "
+                    + pipeline.joined(separator: " "),
+                stderr: result.stderr.isEmpty ? result.stdout : result.stderr)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what Marquee needs on Debian 12, skipping what is present. Used by the README's two
+# commands, .ci/run and the Dockerfile, so they cannot drift apart.
+#   scripts/setup.sh            build, run and test (the default)
+#   scripts/setup.sh --runtime  only what the built daemon needs to run (the Docker image)
+#   scripts/setup.sh --bench    also the peers the benchmarks compare against (mpv, gst-play)
+set -euo pipefail
+
+runtime=(
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-x
+  libsoup-3.0-0 libsqlite3-0
+)
+build=(
+  pkg-config gstreamer1.0-tools
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libsoup-3.0-dev libsqlite3-dev
+)
+packages=("${runtime[@]}")
+case "${1:-}" in
+  --runtime) ;;
+  --bench) packages+=("${build[@]}" mpv gstreamer1.0-plugins-base-apps procps) ;;
+  "") packages+=("${build[@]}") ;;
+  *) echo "usage: scripts/setup.sh [--runtime|--bench]" >&2; exit 64 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [[ "${1:-}" != "--runtime" ]] && ! command -v swift >/dev/null 2>&1; then
+  echo "setup: the Swift 6 toolchain is required and 'swift' is not on PATH" >&2
+  exit 1
+fi
