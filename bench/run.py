@@ -140,15 +140,15 @@ def rss_mib(pid: int) -> float:
 
 
 def settled_rss_mib(pid: int, timeout_s: float = 5.0) -> float:
-    """VmRSS once it stops changing (three reads 100 ms apart within 0.1 MiB): a daemon may
-    go on initializing (loading the GStreamer registry, say) after it starts listening."""
+    """VmRSS once it has stopped changing: unchanged (within 0.1 MiB) over 0.5 s, read every
+    0.1 s. A daemon may go on initializing (the GStreamer registry, say) after it listens."""
     readings = [rss_mib(pid)]
     deadline = time.perf_counter() + timeout_s
     while time.perf_counter() < deadline:
         time.sleep(0.1)
         readings.append(rss_mib(pid))
-        last = readings[-3:]
-        if len(last) == 3 and max(last) - min(last) <= 0.1:
+        window = readings[-6:]
+        if len(window) == 6 and max(window) - min(window) <= 0.1:
             break
     return readings[-1]
 
@@ -934,8 +934,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=None, help="runs per player (default 10)")
     parser.add_argument("--quick", action="store_true", help="3 runs per player")
     parser.add_argument("--marquee", type=Path, default=None,
-                        help="the marquee binary "
-                             f"(default {DEFAULT_MARQUEE.relative_to(REPO_ROOT)})")
+                        help="the marquee binary (default .build/release/marquee)")
     parser.add_argument("--json", type=Path, default=None, help="also write the raw samples here")
     parser.add_argument("--gst-play", action="store_true",
                         help="also measure gst-play-1.0's CPU (for information, no target)")

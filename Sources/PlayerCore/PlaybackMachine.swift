@@ -24,7 +24,8 @@ public struct PlaybackMachine: Sendable {
     }
 
     public enum Input: Sendable, Equatable {
-        case open(autoplay: Bool, start: Double?)
+        /// `mayBeLive` is false for local files, which cannot be live.
+        case open(autoplay: Bool, start: Double?, mayBeLive: Bool = true)
         case play
         case pause
         case stop
@@ -76,17 +77,19 @@ public struct PlaybackMachine: Sendable {
     public mutating func handle(_ input: Input) -> [Action] {
         var actions: [Action] = []
         switch input {
-        case .open(let autoplay, let start):
+        case .open(let autoplay, let start, let mayBeLive):
             self = PlaybackMachine.fresh(keeping: self)
             hasSource = true
             target = autoplay ? .playing : .paused
             // A start position, and a rate kept from the last source, both need a seek at preroll.
             if (start ?? 0) > 0 || rate != 1 { queuedSeek = Seek(position: start ?? 0, exact: false) }
-            // Always PAUSED first: its result is the only reliable sign of a live source
-            // (NO_PREROLL; a pipeline set straight to PLAYING answers ASYNC either way, and
-            // sinks that sync report "live" to the latency query). PAUSED to PLAYING after
-            // preroll costs a few milliseconds.
-            actions.append(.setPipelineState(.paused))
+            // A source that may be live goes to PAUSED first: NO_PREROLL from that change is
+            // the only reliable sign of a live source (a pipeline set straight to PLAYING
+            // answers ASYNC either way, and sinks that sync report "live" to the latency
+            // query). A local file that should just play goes straight to PLAYING, which
+            // saves the PAUSED-to-PLAYING round trip on the first frame.
+            let straightToPlaying = autoplay && queuedSeek == nil && !mayBeLive
+            actions.append(.setPipelineState(straightToPlaying ? .playing : .paused))
         case .play:
             target = .playing
             if ended {

@@ -98,7 +98,8 @@ public final class Player {
         stats.opens += 1
         log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
         publish(.source(resolved.info))
-        run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start)))
+        let isLocalFile = resolved.info.kind == .file && resolved.playbackURI.hasPrefix("file:")
+        run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !isLocalFile)))
         startOpenWatchdog(for: newSession)
     }
 

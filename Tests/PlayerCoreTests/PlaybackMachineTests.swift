@@ -59,6 +59,20 @@ final class PlaybackMachineTests: XCTestCase {
         XCTAssertEqual(machine.target, .playing)
     }
 
+    func testLocalFileWithAutoplayGoesStraightToPlaying() {
+        step(.open(autoplay: true, start: nil, mayBeLive: false), [.setPipelineState(.playing), emit(.opening, from: .idle)])
+        step(.pipelineState(.paused), [])
+        // Repeating the PLAYING request at preroll is harmless; the state waits for PLAYING.
+        step(.asyncDone, [.setPipelineState(.playing)])
+        XCTAssertEqual(machine.state, .opening, "opening until the pipeline plays")
+        step(.pipelineState(.playing), [emit(.playing, from: .opening)])
+    }
+
+    func testLocalFileWithStartStillPrerollsFirst() {
+        step(.open(autoplay: true, start: 5, mayBeLive: false), [.setPipelineState(.paused), emit(.opening, from: .idle)])
+        step(.asyncDone, [.seek(position: 5, exact: false, rate: 1)])
+    }
+
     func testOpenWithoutAutoplayPrerollsPaused() {
         step(.open(autoplay: false, start: nil), [.setPipelineState(.paused), emit(.opening, from: .idle)])
         step(.pipelineState(.ready), [])
