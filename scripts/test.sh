@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
-swift test --skip-build
+swift test --skip-build --disable-swift-testing
 if [[ "${MARQUEE_TSAN:-0}" == 1 ]]; then
   swift build --build-tests --sanitize=thread --scratch-path .build/tsan
-  swift test --skip-build --sanitize=thread --scratch-path .build/tsan \
+  swift test --skip-build --disable-swift-testing --sanitize=thread --scratch-path .build/tsan \
     --filter 'ControlAPITests|PlayerCoreTests|ControlServerTests|GStreamerKitTests'
 fi

@@ -21,8 +21,18 @@ public final class BusWatch {
         let box = Unmanaged.passRetained(WatchBox(pipeline: pipeline.raw, handler: handler)).toOpaque()
         gst_bus_add_watch_full(bus.pointer, G_PRIORITY_DEFAULT, { _, message, data in
             let box = Unmanaged<WatchBox>.fromOpaque(data!).takeUnretainedValue()
-            if let message, let event = BusEvent(message: message, pipeline: box.pipeline) {
-                GLibActor.assumeIsolated { box.handler(event) }
+            guard let message else { return 1 }
+            box.rememberCollection(from: message)
+            if let event = BusEvent(message: message, pipeline: box.pipeline) {
+                GLibActor.assumeIsolated {
+                    if case .streamCollection(let streams) = event { box.delivered = streams }
+                    // Tags (language, title) reach the collection's streams after its message,
+                    // without a new one: re-read it once the pipeline prerolled.
+                    if case .asyncDone = event, let refreshed = box.refreshedStreams() {
+                        box.handler(.streamCollection(refreshed))
+                    }
+                    box.handler(event)
+                }
             }
             return 1  // keep watching
         }, box, { data in Unmanaged<WatchBox>.fromOpaque(data!).release() })
@@ -37,12 +47,39 @@ public final class BusWatch {
     }
 }
 
+/// Lives as long as the watch: released by GLib's destroy notify. Touched only on the GLib
+/// thread (the watch's callback).
 private final class WatchBox {
     /// Compared by address only, to tell the pipeline's own messages from its children's.
     let pipeline: UnsafeMutableRawPointer
     let handler: @GLibActor (BusEvent) -> Void
+    /// The latest stream collection (one reference owned here) and what was last reported of it.
+    private var collection: UnsafeMutablePointer<GstStreamCollection>?
+    var delivered: [MediaStream] = []
+
     init(pipeline: UnsafeMutableRawPointer, handler: @escaping @GLibActor (BusEvent) -> Void) {
         self.pipeline = pipeline
         self.handler = handler
+    }
+
+    deinit {
+        if let collection { gst_object_unref(UnsafeMutableRawPointer(collection)) }
+    }
+
+    func rememberCollection(from message: UnsafeMutablePointer<GstMessage>) {
+        guard message.pointee.type == GST_MESSAGE_STREAM_COLLECTION else { return }
+        var latest: UnsafeMutablePointer<GstStreamCollection>? = nil
+        gst_message_parse_stream_collection(message, &latest)  // a new reference, now ours
+        if let collection { gst_object_unref(UnsafeMutableRawPointer(collection)) }
+        collection = latest
+    }
+
+    /// The collection's streams when they differ from what was last reported, else nil.
+    func refreshedStreams() -> [MediaStream]? {
+        guard let collection else { return nil }
+        let streams = MediaStream.list(from: collection)
+        guard streams != delivered else { return nil }
+        delivered = streams
+        return streams
     }
 }

@@ -110,19 +110,19 @@ public final class Element {
         return ClockTime.seconds(dur)
     }
 
-    /// Whether the pipeline can seek in time, and the range, as the seeking query reports.
-    /// `end` is nil when the element does not know it (then the duration is the end).
-    public func querySeekable() -> (start: Double, end: Double?)? {
+    /// Whether the pipeline can seek in time, and the range, as the seeking query reports
+    /// (the duration stands in for an unknown end). nil when it cannot seek.
+    public func querySeekable() -> (start: Double, end: Double)? {
         guard let query = gst_query_new_seeking(GST_FORMAT_TIME) else { return nil }
         defer { gst_mini_object_unref(UnsafeMutableRawPointer(query).assumingMemoryBound(to: GstMiniObject.self)) }
         guard gst_element_query(pointer, query) != 0 else { return nil }
         var seekable: gboolean = 0
         var start: Int = -1, end: Int = -1
         gst_query_parse_seeking(query, nil, &seekable, &start, &end)
-        guard seekable != 0, let s = ClockTime.seconds(start) else { return nil }
-        let e = ClockTime.seconds(end)
-        // Some live sources answer "seekable" with an empty range: nothing to seek in.
-        if let e, e <= s { return nil }
+        // A live source may answer "seekable" with an empty or open-ended range; without a
+        // known end (from the query or the duration) there is nothing to seek in.
+        guard seekable != 0, let s = ClockTime.seconds(start),
+              let e = ClockTime.seconds(end) ?? queryDuration(), e > s else { return nil }
         return (s, e)
     }
 

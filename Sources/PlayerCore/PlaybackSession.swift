@@ -14,6 +14,8 @@ final class PlaybackSession {
     /// The latest stream collection, and the stream ids playbin3 says are selected.
     var streams: [MediaStream] = []
     var selectedStreamIDs: [String] = []
+    /// A track selection asked for before preroll, sent at ASYNC_DONE.
+    var pendingSelection: [String]?
     var duration: Double?
 
     init(source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
@@ -27,6 +29,13 @@ final class PlaybackSession {
         self.source = source
         self.playbin = playbin
         playbin.set("uri", source.playbackURI)
+        // No "text" flag: playbin3's own subtitle overlay (textoverlay inside playsink)
+        // deadlocks GStreamer 1.22 when the pipeline goes to NULL after the subtitle track
+        // was deselected while playing (reproduced: the main thread waits in playsink's
+        // change_state for a lock that the text streaming thread holds while textoverlay
+        // waits for a video frame stuck in the prerolling sink). Subtitle tracks are still
+        // listed and selectable; Marquee renders subtitles itself.
+        playbin.set("flags", nick: "video+audio+soft-volume+deinterlace+soft-colorbalance")
         playbin.set("video-sink", videoSink)
         playbin.set("audio-sink", audioSink)
         // scaletempo keeps the pitch when the rate changes.

@@ -211,6 +211,12 @@ public final class Player {
 
     private func sendSelection(_ ids: [String]) {
         guard let session else { return }
+        // GStreamer 1.22's playbin3 deadlocked (4 of 6 runs) when select-streams arrived
+        // before preroll: hold it until ASYNC_DONE.
+        guard machine.prerolled else {
+            session.pendingSelection = ids
+            return
+        }
         log.debug("select-streams", ["ids": ids.joined(separator: ",")])
         session.playbin.selectStreams(ids)
     }
@@ -231,6 +237,10 @@ public final class Player {
             session.duration = session.playbin.queryDuration()
             let wasSeeking = machine.seekInFlight != nil
             run(machine.handle(.asyncDone))
+            if let pending = session.pendingSelection {
+                session.pendingSelection = nil
+                sendSelection(pending)
+            }
             if wasSeeking { publishPosition(force: true) }
         case .buffering(let percent):
             if percent != machine.bufferingPercent { publish(.buffering(BufferingUpdate(percent: percent))) }
@@ -341,9 +351,8 @@ public final class Player {
         if let session {
             s.position = machine.prerolled ? session.playbin.queryPosition() : machine.pendingSeekTarget
             s.duration = session.duration
-            if machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable(),
-               let end = range.end ?? session.duration {
-                s.seekable = TimeRange(start: range.start, end: end)
+            if machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable() {
+                s.seekable = TimeRange(start: range.start, end: range.end)
             }
             s.tracks = tracks()
         }

@@ -54,6 +54,12 @@ enum ServeCommand {
             }
             UnixSignals.onTerminate { signal in
                 log.info("stopping", ["signal": "\(signal)"])
+                // Stopping runs on the GLib thread; if a pipeline ever deadlocks on its way to
+                // NULL, a supervisor must still see the process end. Not a clean exit: status 1.
+                DispatchQueue.global().asyncAfter(deadline: .now() + 5) {
+                    Logger(category: "main").error("pipelines did not stop within 5 s; exiting anyway")
+                    _exit(1)
+                }
                 server.stop()
                 player.shutdown()
                 MainLoop.quit()

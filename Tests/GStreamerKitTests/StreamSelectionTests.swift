@@ -3,24 +3,19 @@ import GStreamerKit
 import TestMedia
 import XCTest
 
+/// playbin3 on `mkvWithTracks()`: H.264 video, AAC "en"/"English", AAC "fr"/"French",
+/// and an "en" subtitle track, in that order.
 final class StreamSelectionTests: GStreamerTestCase {
     @GLibActor
     func testCollectionListsTracksAndSelectionSwitchesAudio() async throws {
         let playbin = try makePlaybin(try MediaFixtures.mkvWithTracks())
+        // No text rendering. With GStreamer 1.22.0 and the subtitle track rendered, a
+        // switch that also deselects it, followed by set_state(NULL), deadlocked in
+        // 5 of 8 runs (streaming threads inside playbin3/decodebin3). The collection
+        // still lists the text track.
+        playbin.set("flags", nick: "video+audio")
         let log = EventLog()
-        var french: MediaStream?
-        var sent = false
-        // Select in the handler, on the collection, as an application does: the choice
-        // then applies from the first buffer on.
-        let watch = BusWatch(pipeline: playbin) { event in
-            log.append(event)
-            if case let .streamCollection(streams) = event, !sent,
-               let fr = streams.first(where: { $0.kind == .audio && $0.language == "fr" }),
-               let video = streams.first(where: { $0.kind == .video }) {
-                french = fr
-                sent = playbin.selectStreams([video.id, fr.id])
-            }
-        }
+        let watch = log.watch(playbin)
         defer { watch.stop(); playbin.setState(.null) }
 
         playbin.setState(.paused)
@@ -32,22 +27,35 @@ final class StreamSelectionTests: GStreamerTestCase {
         let video = streams.filter { $0.kind == .video }
         let audio = streams.filter { $0.kind == .audio }
         let text = streams.filter { $0.kind == .text }
-        XCTAssertEqual(video.count, 1, "\(streams)")
-        XCTAssertEqual(audio.count, 2, "\(streams)")
-        XCTAssertEqual(text.count, 1, "\(streams)")
-        XCTAssertEqual(streams.count, 4, "\(streams)")
-        XCTAssertEqual(audio.map(\.language), ["en", "fr"])
-        XCTAssertEqual(text.first?.language, "en")
-        XCTAssertEqual(audio.map(\.title), ["English", "French"])
+        XCTAssertEqual(streams.map(\.kind), [.video, .audio, .audio, .text], "\(streams)")
         XCTAssertEqual(Set(streams.map(\.id)).count, 4, "stream ids are unique")
-        XCTAssertTrue(audio.allSatisfy { $0.codec != nil }, "\(audio)")
+        XCTAssertTrue(streams.allSatisfy { !$0.id.isEmpty })
+        XCTAssertTrue(streams.allSatisfy { $0.codec != nil }, "\(streams)")
+        guard video.count == 1, audio.count == 2, text.count == 1 else { return }
+        // Tags reach the streams after the collection message; BusWatch re-reads the
+        // collection at ASYNC_DONE, so the last one reported has them all.
+        XCTAssertEqual(audio.map(\.language), ["en", "fr"], "\(audio)")
+        XCTAssertEqual(audio.map(\.title), ["English", "French"], "\(audio)")
+        XCTAssertEqual(text[0].language, "en")
 
-        XCTAssertTrue(sent, "select-streams was not accepted")
-        let fr = try XCTUnwrap(french)
-        let switched = try await eventually(timeout: 10) { log.selections.contains { $0.contains(fr.id) } }
-        XCTAssertTrue(switched, "no selection with \(fr.id); saw \(log.selections)")
+        let (english, french) = (audio[0], audio[1])
+        // The default selection: video and the first audio track (decodebin3 also
+        // selects the text track, whatever playbin3's flags say).
+        let initial = try XCTUnwrap(log.selections.last, "no streams-selected; saw \(log.events)")
+        XCTAssertTrue(Set(initial).isSuperset(of: [video[0].id, english.id]), "\(initial)")
+        XCTAssertFalse(initial.contains(french.id), "\(initial)")
+
+        // Select after preroll and while playing. With GStreamer 1.22.0, sending
+        // select-streams from the collection message (before preroll) deadlocked in
+        // playbin3/decodebin3 in 4 of 6 runs, and in PAUSED no streams-selected came
+        // within 5 s (no data flows).
+        playbin.setState(.playing)
+        XCTAssertTrue(playbin.selectStreams([video[0].id, french.id]))
+        let switched = try await eventually(timeout: 10) { log.selections.contains { $0.contains(french.id) } }
+        XCTAssertTrue(switched, "no selection with \(french.id); saw \(log.selections)")
         let selected = try XCTUnwrap(log.selections.last)
-        XCTAssertEqual(Set(selected), [video[0].id, fr.id])
+        XCTAssertTrue(Set(selected).isSuperset(of: [video[0].id, french.id]), "\(selected)")
+        XCTAssertFalse(selected.contains(english.id), "\(selected)")
         XCTAssertTrue(log.errors.isEmpty, "\(log.errors)")
     }
 }
