@@ -1,14 +1,14 @@
 # Builds and runs Marquee the way the README does: the same setup script installs the
 # packages, so the image and a developer's machine cannot drift apart.
 #   docker build -t marquee . && docker run --rm -p 8080:8080 -e MARQUEE_TOKEN=change-me marquee
-FROM swift:6.0-bookworm AS build
+FROM swift:6.3-bookworm AS build
 WORKDIR /src
 COPY scripts/setup.sh scripts/setup.sh
 RUN scripts/setup.sh
 COPY . .
 RUN swift build -c release --product marquee
 
-FROM swift:6.0-bookworm-slim
+FROM swift:6.3-bookworm-slim
 WORKDIR /app
 COPY scripts/setup.sh scripts/setup.sh
 RUN scripts/setup.sh --runtime

@@ -5,6 +5,7 @@
 #include <gst/pbutils/pbutils.h>
 #include <gst/video/video.h>
 #include <glib-unix.h>
+#include <malloc.h>  // malloc_trim, for Heap.trim()
 
 // GST_CLOCK_TIME_NONE imports as an overflowing literal; GST_SECOND is a macro.
 static const guint64 cgst_clock_time_none = GST_CLOCK_TIME_NONE;

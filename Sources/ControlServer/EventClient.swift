@@ -9,6 +9,8 @@ protocol EventOutlet: AnyObject {
     func write(_ text: String)
     /// Bytes the kernel still holds for this client (see `unsentBytes`).
     var backlogBytes: Int { get }
+    /// Keeps an idle connection alive through proxies and notices a peer that went away.
+    func heartbeat()
     func close()
 }
 

@@ -13,6 +13,9 @@ final class EventHub {
     private var subscription: Int?
     /// Runs only while some client is backed up, to send what waited once it drains.
     private var drainTimer: LoopTimer?
+    /// Runs while any client is connected.
+    private var heartbeatTimer: LoopTimer?
+    static let heartbeatSeconds = 15
 
     init(player: Player, metrics: Metrics) {
         self.player = player
@@ -26,6 +29,12 @@ final class EventHub {
         let client = EventClient(id: nextClientID, kind: kind, outlet: outlet)
         clients[client.id] = client
         metrics.clientConnected(kind: kind)
+        if heartbeatTimer == nil {
+            heartbeatTimer = LoopTimer(milliseconds: UInt32(Self.heartbeatSeconds * 1000)) { [weak self] in
+                guard let self else { return }
+                for client in self.clients.values { client.outlet.heartbeat() }
+            }
+        }
         deliver(.snapshot(player.snapshot()), to: client)
         return client
     }
@@ -33,6 +42,10 @@ final class EventHub {
     func remove(_ client: EventClient) {
         guard clients.removeValue(forKey: client.id) != nil else { return }
         metrics.clientDisconnected(kind: client.kind)
+        if clients.isEmpty {
+            heartbeatTimer?.cancel()
+            heartbeatTimer = nil
+        }
     }
 
     var clientCount: Int { clients.count }
@@ -68,6 +81,8 @@ final class EventHub {
         clients.removeAll()
         drainTimer?.cancel()
         drainTimer = nil
+        heartbeatTimer?.cancel()
+        heartbeatTimer = nil
         if let subscription { player.unsubscribe(subscription) }
     }
 }

@@ -47,6 +47,11 @@ final class SSEOutlet: EventOutlet {
 
     var backlogBytes: Int { unsentBytes(fd: fd) }
 
+    /// An SSE comment line: ignored by clients, but it makes a dead connection fail.
+    func heartbeat() {
+        if backlogBytes == 0 { append(": keepalive\n\n") }
+    }
+
     func close() {
         guard let message else { return }
         self.message = nil

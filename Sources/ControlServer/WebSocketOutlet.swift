@@ -14,6 +14,7 @@ final class WebSocketOutlet: EventOutlet {
     init(connection: OpaquePointer, fd: Int32, onText: @escaping @GLibActor (String) -> Void, onClosed: @escaping @GLibActor () -> Void) {
         g_object_ref(UnsafeMutableRawPointer(connection))
         self.connection = connection
+        soup_websocket_connection_set_keepalive_interval(connection, UInt32(EventHub.heartbeatSeconds))
         self.fd = fd
         let box = Unmanaged.passRetained(WebSocketCallbacks(onText: onText, onClosed: onClosed))
         typealias MessageCallback = @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void
@@ -43,6 +44,9 @@ final class WebSocketOutlet: EventOutlet {
     }
 
     var backlogBytes: Int { unsentBytes(fd: fd) }
+
+    /// libsoup sends the pings itself (`keepalive-interval`, set at connect).
+    func heartbeat() {}
 
     func close() {
         guard let connection else { return }

@@ -7,6 +7,7 @@ import GStreamerKit
 /// or an error. GLib thread only; `close()` must be called before it is dropped.
 @GLibActor
 final class PlaybackSession {
+    let id: Int
     let source: ResolvedSource
     let playbin: Element
     private var watch: BusWatch?
@@ -18,7 +19,7 @@ final class PlaybackSession {
     var pendingSelection: [String]?
     var duration: Double?
 
-    init(source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
+    init(id: Int, source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
          onBusEvent: @escaping @GLibActor (BusEvent) -> Void) throws(APIError) {
         guard let playbin = Element(factory: "playbin3", name: "player") else {
             throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
@@ -26,6 +27,7 @@ final class PlaybackSession {
         guard let videoSink = SinkSelection.makeSink(sinks.video), let audioSink = SinkSelection.makeSink(sinks.audio) else {
             throw APIError(.pipelineError, "cannot create the sinks \(sinks.video) / \(sinks.audio)")
         }
+        self.id = id
         self.source = source
         self.playbin = playbin
         playbin.set("uri", source.playbackURI)

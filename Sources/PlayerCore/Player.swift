@@ -27,6 +27,8 @@ public final class Player {
     // What the user asked for; what is running (nil when idle); counters.
     private var settings = PlayerSettings()
     private var session: PlaybackSession?
+    /// Numbers sessions, so bus messages from a replaced one are told apart.
+    private var sessionCount = 0
     /// The source of the last session, kept after an error so the snapshot says what failed.
     private var lastSource: SourceInfo?
     public private(set) var stats = PlayerStats()
@@ -90,31 +92,32 @@ public final class Player {
     private func open(_ request: OpenRequest) throws(APIError) {
         let resolved = try configuration.resolver.resolve(request)
         closeSession()
-        let newSession = try PlaybackSession(source: resolved, sinks: configuration.sinks, settings: settings) { [weak self] event in
-            self?.handle(event, from: resolved.playbackURI)
+        sessionCount += 1
+        let sessionID = sessionCount
+        let newSession = try PlaybackSession(id: sessionID, source: resolved, sinks: configuration.sinks, settings: settings) { [weak self] event in
+            self?.handle(event, fromSession: sessionID)
         }
         session = newSession
         lastSource = resolved.info
         stats.opens += 1
         log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
         publish(.source(resolved.info))
-        let isLocalFile = resolved.info.kind == .file && resolved.playbackURI.hasPrefix("file:")
-        run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !isLocalFile)))
+        run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
     }
 
     /// A source that never prerolls must not leave the player in `opening` for ever. Besides
     /// stalled servers, GStreamer 1.22's parsebin sometimes drops a demuxer's error that
-    /// arrives while it is still setting the demuxer up (seen with a truncated MP4 about one
-    /// open in five, right after another file played): no error reaches the bus and nothing
+    /// arrives while it is still setting the demuxer up (seen with a truncated MP4 in two of
+    /// eight opens right after another file played): no error reaches the bus and nothing
     /// else happens. A local file prerolls in well under a second, so its limit is short.
     private func startOpenWatchdog(for watched: PlaybackSession) {
-        let seconds = watched.source.info.kind == .file && watched.source.playbackURI.hasPrefix("file:") ? 8 : 30
+        let seconds = watched.source.isLocalFile ? 8 : 30
         runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
             guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil else { return }
             self.log.warning("open timed out", ["uri": watched.source.info.uri, "seconds": "\(seconds)"])
             self.stats.pipelineErrors += 1
-            let error = APIError(watched.source.playbackURI.hasPrefix("file:") ? .mediaError : .networkError,
+            let error = APIError(watched.source.isLocalFile ? .mediaError : .networkError,
                                  "the source did not start playing within \(seconds) s")
             self.publish(.error(error))
             self.run(self.machine.handle(.failed(error)))
@@ -223,9 +226,9 @@ public final class Player {
 
     // MARK: Pipeline events
 
-    private func handle(_ event: BusEvent, from uri: String) {
+    private func handle(_ event: BusEvent, fromSession sessionID: Int) {
         // A late message from a session that was replaced is ignored.
-        guard let session, session.source.playbackURI == uri else {
+        guard let session, session.id == sessionID else {
             log.debug("bus event from a closed session", ["event": "\(event)"])
             return
         }
@@ -253,7 +256,7 @@ public final class Player {
             run(machine.handle(.endOfStream))
         case .error(let error):
             stats.pipelineErrors += 1
-            let apiError = APIError(pipelineError: error, remote: session.source.info.kind == .hls || uri.hasPrefix("http"))
+            let apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo)
             log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
             publish(.error(apiError))
             run(machine.handle(.failed(apiError)))
@@ -306,8 +309,12 @@ public final class Player {
     }
 
     private func closeSession() {
+        guard session != nil else { return }
         session?.close()
-        session = nil
+        session = nil  // the last reference: the pipeline is freed here
+        // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;
+        // give them back so an idle or stopped daemon stays small.
+        Heap.trim()
         positionTimer?.cancel()
         positionTimer = nil
         lastPublishedPosition = nil

@@ -8,6 +8,9 @@ public struct ResolvedSource: Sendable, Equatable {
     public var info: SourceInfo
     /// The built-in demo paints a clock over the test pattern.
     public var isDemo: Bool
+
+    /// A file on this machine: never live, and it opens in well under a second.
+    public var isLocalFile: Bool { playbackURI.hasPrefix("file:") }
 }
 
 /// Turns a user's `uri` (a URI or a plain path) into a playable source, or a clear error.

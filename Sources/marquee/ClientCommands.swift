@@ -124,6 +124,8 @@ enum ClientCommands {
             } else if let object = try? event.json() as? [String: Any] {
                 print(HumanFormat.event(object))
             }
+            // Each event goes out at once, also into a pipe (`marquee events | grep state`).
+            fflush(nil)
         }
     }
 }

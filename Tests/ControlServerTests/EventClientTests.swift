@@ -19,6 +19,7 @@ private final class FakeOutlet: EventOutlet {
     }
 
     func close() { closed = true }
+    func heartbeat() {}
 
     func backUp() { backlogBytes = EventClient.backlogLimit }
     func drain() { backlogBytes = 0 }

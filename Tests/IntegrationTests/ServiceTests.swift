@@ -101,3 +101,30 @@ final class ServiceTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("cannot reach"), r.stderr)
     }
 }
+
+/// `marquee events` follows the stream until it is stopped.
+final class EventsCommandTests: XCTestCase {
+    func testEventsCommandPrintsTheStream() throws {
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: Daemon.binary)
+        follower.arguments = ["events", "--url", daemon.url]
+        let output = Pipe()
+        follower.standardOutput = output
+        try follower.run()
+        defer { follower.terminate(); follower.waitUntilExit() }
+        let first = try Daemon.readLine(from: output.fileHandleForReading, timeout: 10)
+        XCTAssertEqual(first, "1\tsnapshot\tidle")
+        _ = try daemon.post("/v1/player/open", ["uri": try MediaFixtures.mp4().path])
+        var lines: [String] = []
+        while !lines.contains(where: { $0.hasSuffix("opening -> playing") }), lines.count < 50 {
+            let line = try Daemon.readLine(from: output.fileHandleForReading, timeout: 10)
+            if line.isEmpty { break }
+            lines.append(line)
+        }
+        XCTAssertTrue(lines.contains { $0.contains("\tsource\t") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasSuffix("idle -> opening") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasSuffix("opening -> playing") }, "\(lines)")
+    }
+}
