@@ -36,7 +36,7 @@ final class PlaybackSession {
         // was deselected while playing (reproduced: the main thread waits in playsink's
         // change_state for a lock that the text streaming thread holds while textoverlay
         // waits for a video frame stuck in the prerolling sink). Subtitle tracks are still
-        // listed and selectable; Marquee renders subtitles itself.
+        // listed and selectable; drawing them is left to Marquee's own subtitle renderer.
         playbin.set("flags", nick: "video+audio+soft-volume+deinterlace+soft-colorbalance")
         playbin.set("video-sink", videoSink)
         playbin.set("audio-sink", audioSink)
