@@ -11,3 +11,8 @@ static inline gulong csoup_signal_connect(gpointer instance, const char *signal,
                                           gpointer data, GClosureNotify destroy) {
     return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
 }
+
+// soup_session_new is variadic too: the daemon's one client session.
+static inline SoupSession *csoup_session_new(const char *user_agent, guint timeout_seconds) {
+    return soup_session_new_with_options("user-agent", user_agent, "timeout", timeout_seconds, NULL);
+}

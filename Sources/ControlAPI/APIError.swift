@@ -17,6 +17,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case methodNotAllowed = "method_not_allowed"
     case unsupportedMediaType = "unsupported_media_type"
     case timeout
+    case tooManyRequests = "too_many_requests"
     case mediaError = "media_error"
     case networkError = "network_error"
     case pipelineError = "pipeline_error"
@@ -33,6 +34,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .notSeekable, .notLive, .noSource: return 409
         case .payloadTooLarge: return 413
         case .unsupportedMediaType: return 415
+        case .tooManyRequests: return 429
         case .mediaError, .networkError, .pipelineError: return 422
         case .internalError: return 500
         }

@@ -89,6 +89,12 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
+        // Contract fields whose features have not landed yet are refused rather than ignored,
+        // so a script never believes its headers or timeshift window were applied.
+        for (key, given) in [("headers", headers != nil), ("timeshift", timeshift != nil), ("subtitle", subtitle != nil),
+                             ("userId", userId != nil)] where given {
+            throw APIError(.invalidArgument, "'\(key)' is not supported by this version of Marquee yet")
+        }
         if let start, !(start.isFinite && start >= 0) {
             throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
         }

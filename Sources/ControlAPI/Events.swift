@@ -9,6 +9,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case seek(SeekUpdate)
     case settings(SettingsUpdate)
     case source(SourceInfo?)
+    case variants([Variant])
+    case variant(VariantState)
     case error(APIError)
     case eos
 
@@ -22,6 +24,8 @@ public enum PlayerEvent: Sendable, Equatable {
         case .seek: return "seek"
         case .settings: return "settings"
         case .source: return "source"
+        case .variants: return "variants"
+        case .variant: return "variant"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -116,6 +120,8 @@ public struct EventEnvelope: Encodable, Sendable {
         case .seek(let s): try c.encode(s, forKey: .data)
         case .settings(let s): try c.encode(s, forKey: .data)
         case .source(let s): try c.encode(s, forKey: .data)
+        case .variants(let v): try c.encode(v, forKey: .data)
+        case .variant(let v): try c.encode(v, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }

@@ -48,14 +48,33 @@ public struct Tracks: Codable, Sendable, Equatable {
     }
 }
 
+/// One entry of an HLS quality ladder, from Marquee's own parse of the master playlist.
 public struct Variant: Codable, Sendable, Equatable {
     public var id: String
     public var bandwidth: Int
+    public var averageBandwidth: Int?
     public var width: Int?
     public var height: Int?
+    public var frameRate: Double?
     public var codecs: String?
+    /// The EXT-X-MEDIA audio group the variant plays with.
+    public var audio: String?
+
+    public init(id: String, bandwidth: Int, averageBandwidth: Int? = nil, width: Int? = nil, height: Int? = nil,
+                frameRate: Double? = nil, codecs: String? = nil, audio: String? = nil) {
+        self.id = id
+        self.bandwidth = bandwidth
+        self.averageBandwidth = averageBandwidth
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.codecs = codecs
+        self.audio = audio
+    }
 }
 
+/// The HLS quality in force: `selected` is what was asked (manual mode), `current` what the
+/// player is downloading now.
 public struct VariantState: Codable, Sendable, Equatable {
     public enum Mode: String, Codable, Sendable { case auto, manual }
     public var mode: Mode = .auto

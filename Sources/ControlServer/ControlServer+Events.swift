@@ -22,10 +22,17 @@ extension ControlServer {
             return
         }
         if msg.requestHeader("Upgrade")?.lowercased() == "websocket" {
+            // libsoup would answer a bad handshake with its own HTML page: check it here so
+            // the error has the API's shape.
+            guard !(msg.requestHeader("Sec-WebSocket-Key") ?? "").isEmpty, msg.requestHeader("Sec-WebSocket-Version") == "13" else {
+                reply(msg, route: "/v1/events", error: APIError(.invalidArgument, "a WebSocket handshake needs Sec-WebSocket-Key and Sec-WebSocket-Version: 13"))
+                return
+            }
             // Status stays unset so libsoup completes the handshake; remember the socket
-            // now, the upgraded connection no longer exposes it.
+            // now, the upgraded connection no longer exposes it. Entries are taken by
+            // acceptWebSocket; the bound drops strays of handshakes that failed after this.
+            if pendingUpgradeSockets.count > 64 { pendingUpgradeSockets.removeAll() }
             pendingUpgradeSockets[msg.raw] = msg.socketFD
-            metrics.countRequest(route: "/v1/events", status: 101)
             return
         }
         metrics.countRequest(route: "/v1/events", status: 200)
@@ -40,6 +47,7 @@ extension ControlServer {
 
     func acceptWebSocket(message: OpaquePointer, connection: OpaquePointer) {
         let fd = pendingUpgradeSockets.removeValue(forKey: message) ?? -1
+        metrics.countRequest(route: "/v1/events", status: 101)
         let slot = ClientSlot()
         let outlet = WebSocketOutlet(connection: connection, fd: fd, onText: { [weak self] text in
             guard let self, let client = slot.client else { return }

@@ -6,19 +6,43 @@ import PlayerCore
 
 extension ControlServer {
     /// After the headers, before the body is read: refuse what must not be read at all.
-    func handleEarly(_ msg: SoupMessage) {
+    func handleEarly(_ msg: SoupMessage, query: OpaquePointer?) {
         if let length = msg.declaredContentLength, length > Self.maxBodyBytes {
             reply(msg, route: "unmatched", error: APIError(.payloadTooLarge, "request bodies are limited to 1 MiB"))
             return
         }
-        if msg.requestHeader("Transfer-Encoding")?.lowercased().contains("chunked") == true, msg.method != "GET" {
+        if msg.requestHeader("Transfer-Encoding")?.lowercased().contains("chunked") == true {
             // A chunked body has no declared size: refuse it rather than buffer without bound.
             reply(msg, route: "unmatched", error: APIError(.payloadTooLarge, "send a Content-Length body of at most 1 MiB (chunked bodies are not accepted)"))
             return
         }
-        if let error = authorize(msg, query: nil) {
+        if let error = authorize(msg, query: query) ?? checkOrigin(msg) {
             reply(msg, route: "unmatched", error: error)
         }
+    }
+
+    /// Web pages must not drive the player: a browser sends `Origin` with cross-site requests
+    /// (also "simple" ones that skip CORS preflight) and WebSocket handshakes, so any Origin
+    /// other than this server's own is refused. A `Host` that is a DNS name other than
+    /// localhost is refused too when no token protects the server, which stops DNS rebinding.
+    func checkOrigin(_ msg: SoupMessage) -> APIError? {
+        let host = msg.requestHeader("Host") ?? ""
+        if let origin = msg.requestHeader("Origin"), origin != "http://\(host)" {
+            return APIError(.forbidden, "cross-origin requests are not accepted (Origin \(origin))")
+        }
+        if (configuration.token ?? "").isEmpty, !Self.isAddressOrLocalhost(host) {
+            return APIError(.forbidden, "the Host header must be an IP address or localhost")
+        }
+        return nil
+    }
+
+    static func isAddressOrLocalhost(_ hostHeader: String) -> Bool {
+        var host = Substring(hostHeader)
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            return host[host.index(after: host.startIndex)..<close].allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        if let colon = host.lastIndex(of: ":") { host = host[..<colon] }
+        return host == "localhost" || (!host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." })
     }
 
     func handle(_ msg: SoupMessage, query: OpaquePointer?) {
@@ -47,7 +71,8 @@ extension ControlServer {
             metrics.countRequest(route: route.path, status: 200)
             msg.respond(status: 200, contentType: "application/json", body: Data(OpenAPIDocument.json.utf8))
         case .events:
-            // Served by the /v1/events handler; reached only for a trailing-slash variant.
+            // libsoup hands every /v1/events* request to the events handler; kept for the
+            // exhaustive switch.
             handleEventsRequest(msg, query: query)
         case .command(let name):
             runCommand(name, route: route, msg, query: query)
@@ -56,8 +81,11 @@ extension ControlServer {
 
     private func runCommand(_ name: String, route: Route, _ msg: SoupMessage, query: OpaquePointer?) {
         let wait: WaitRequest?
-        do {
+        do throws(APIError) {
             wait = try WaitRequest(state: queryValue(query, "wait"), timeout: queryValue(query, "timeout"))
+            if wait != nil && waiters.count >= Self.maxWaiters {
+                throw APIError(.tooManyRequests, "too many requests are waiting (\(Self.maxWaiters)); try again without ?wait or later")
+            }
             let command = try Command.decode(name: name, arguments: msg.requestBody)
             let snapshot = try player.send(command)
             guard let wait else {
@@ -73,14 +101,14 @@ extension ControlServer {
     /// Holds the reply until the player reaches the wanted state, fails, or time runs out.
     private func startWait(_ wait: WaitRequest, _ msg: SoupMessage, route: String) {
         addWaiter { id in
-            Waiter(id: id, request: wait, message: msg, player: player) { [weak self] outcome in
+            Waiter(id: id, request: wait, message: msg, player: player, completion: { [weak self] outcome in
                 guard let self else { return }
                 self.removeWaiter(id)
                 switch outcome {
                 case .success(let snapshot): self.metrics.countRequest(route: route, status: 200); msg.respondJSON(status: 200, snapshot)
                 case .failure(let error): self.metrics.countRequest(route: route, status: error.httpStatus); msg.respondError(error)
                 }
-            }
+            }, onAbandoned: { [weak self] in self?.removeWaiter(id) })
         }
     }
 

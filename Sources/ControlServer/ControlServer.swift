@@ -32,6 +32,8 @@ public final class ControlServer {
 
     /// Request bodies above this are refused with 413 before they are read.
     static let maxBodyBytes = 1 << 20
+    /// Replies held by `?wait=` at once; each holds a connection.
+    static let maxWaiters = 64
 
     let player: Player
     let configuration: Configuration
@@ -63,13 +65,19 @@ public final class ControlServer {
         func retained() -> UnsafeMutableRawPointer { box.retain().toOpaque() }
         let release: GDestroyNotify = { Unmanaged<ServerBox>.fromOpaque($0!).release() }
 
-        soup_server_add_early_handler(server, "/", { _, msg, _, _, data in
+        soup_server_add_early_handler(server, "/", { _, msg, _, query, data in
             let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
-            GLibActor.assumeIsolated { box.server?.handleEarly(SoupMessage(raw: msg!)) }
+            GLibActor.assumeIsolated { box.server?.handleEarly(SoupMessage(raw: msg!), query: query) }
         }, retained(), release)
         soup_server_add_handler(server, "/", { _, msg, _, query, data in
             let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
             GLibActor.assumeIsolated { box.server?.handle(SoupMessage(raw: msg!), query: query) }
+        }, retained(), release)
+        // libsoup runs only the early handler of the longest matching path: the events path
+        // needs its own, or its bodies would be read without a limit.
+        soup_server_add_early_handler(server, "/v1/events", { _, msg, _, query, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.handleEarly(SoupMessage(raw: msg!), query: query) }
         }, retained(), release)
         soup_server_add_handler(server, "/v1/events", { _, msg, _, query, data in
             let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
@@ -105,7 +113,7 @@ public final class ControlServer {
         return host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 
-    /// Stops listening and closes every client. Pending waits are answered with 503.
+    /// Stops listening and closes every client. Pending waits are answered with 500 `internal_error`.
     public func stop() {
         for waiter in waiters.values { waiter.finish(.failure(APIError(.internalError, "the daemon is shutting down"))) }
         hub.closeAll()

@@ -10,3 +10,12 @@ func unsentBytes(fd: Int32) -> Int {
     let SIOCOUTQ: UInt = 0x5411  // linux/sockios.h: same value as TIOCOUTQ
     return ioctl(fd, SIOCOUTQ, &pending) == 0 ? Int(pending) : 0
 }
+
+/// True when the peer has closed its side: the socket reads as end-of-file. Peeks only, so
+/// a pipelined request waiting in the buffer is left for libsoup.
+func peerHasClosed(fd: Int32) -> Bool {
+    guard fd >= 0 else { return false }
+    var byte: UInt8 = 0
+    let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+}

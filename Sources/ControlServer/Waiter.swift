@@ -47,14 +47,19 @@ final class Waiter {
     private var finishedHandler: UInt = 0
     /// The client left while we waited: nothing may be written to the message any more.
     private var clientGone = false
+    /// libsoup reads nothing from a paused message's connection, so it never notices a
+    /// client that hung up; this timer looks at the socket itself.
+    private var hangUpCheck: LoopTimer?
     private let completion: (Result<PlayerSnapshot, APIError>) -> Void
+    private let onAbandoned: () -> Void
 
     init(id: Int, request: WaitRequest, message: SoupMessage, player: Player,
-         completion: @escaping (Result<PlayerSnapshot, APIError>) -> Void) {
+         completion: @escaping (Result<PlayerSnapshot, APIError>) -> Void, onAbandoned: @escaping () -> Void) {
         self.id = id
         self.request = request
         self.player = player
         self.completion = completion
+        self.onAbandoned = onAbandoned
         g_object_ref(UnsafeMutableRawPointer(message.raw))
         self.message = message.raw
         message.pause()
@@ -64,6 +69,12 @@ final class Waiter {
             self.finish(.failure(APIError(.timeout, "the client went away")))
         }
         subscription = player.subscribe { [weak self] _ in self?.check() }
+        let fd = message.socketFD
+        hangUpCheck = LoopTimer(milliseconds: 500) { [weak self] in
+            guard let self, peerHasClosed(fd: fd) else { return }
+            self.clientGone = true
+            self.finish(.failure(APIError(.timeout, "the client went away")))
+        }
         timeoutSource = runAfter(milliseconds: UInt32(request.timeout * 1000)) { [weak self] in
             guard let self else { return }
             self.timeoutSource = 0
@@ -89,9 +100,12 @@ final class Waiter {
         subscription = nil
         if timeoutSource != 0 { g_source_remove(timeoutSource) }
         timeoutSource = 0
+        hangUpCheck?.cancel()
+        hangUpCheck = nil
         g_signal_handler_disconnect(UnsafeMutableRawPointer(message), finishedHandler)
         if clientGone {
-            completion(.failure(APIError(.timeout, "the client went away")))
+            // Nothing to answer: the completion is not called, only the waiter goes.
+            onAbandoned()
         } else {
             completion(outcome)
             SoupMessage(raw: message).unpause()

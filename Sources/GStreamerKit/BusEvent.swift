@@ -16,8 +16,9 @@ public enum BusEvent: Sendable, Equatable {
     case clockLost
     case latency
     case segmentDone
-    /// An application or element message, by structure name ("adaptive-streaming-statistics").
-    case element(name: String, source: String)
+    /// An application or element message, by structure name ("adaptive-streaming-statistics"),
+    /// with the structure's string fields.
+    case element(name: String, source: String, fields: [String: String])
 
     /// nil for messages nobody handles.
     init?(message: UnsafeMutablePointer<GstMessage>, pipeline: UnsafeMutableRawPointer) {
@@ -74,7 +75,13 @@ public enum BusEvent: Sendable, Equatable {
             self = .segmentDone
         case GST_MESSAGE_ELEMENT, GST_MESSAGE_APPLICATION:
             guard let s = gst_message_get_structure(message) else { return nil }
-            self = .element(name: String(cString: gst_structure_get_name(s)), source: sourceName() ?? "")
+            var fields: [String: String] = [:]
+            for index in 0..<max(0, gst_structure_n_fields(s)) {
+                guard let name = gst_structure_nth_field_name(s, UInt32(index)),
+                      let value = gst_structure_get_string(s, name) else { continue }  // strings only
+                fields[String(cString: name)] = String(cString: value)
+            }
+            self = .element(name: String(cString: gst_structure_get_name(s)), source: sourceName() ?? "", fields: fields)
         default:
             return nil
         }

@@ -99,7 +99,8 @@ public struct PlaybackMachine: Sendable {
             if prerolled && !holdsForBuffering { actions.append(.setPipelineState(.playing)) }
         case .pause:
             target = .paused
-            if prerolled || isLive { actions.append(.setPipelineState(.paused)) }
+            // Also before preroll: a local file may already be on its way to PLAYING.
+            actions.append(.setPipelineState(.paused))
         case .stop:
             self = PlaybackMachine.fresh(keeping: self)
         case .seek(let seek):
@@ -107,8 +108,15 @@ public struct PlaybackMachine: Sendable {
             actions += requestSeek(seek)
         case .rateChanged(let newRate, let position):
             rate = newRate
-            // A new rate takes effect through a flushing seek at the current position.
-            if let position, prerolled, !isLive { actions += requestSeek(Seek(position: position, exact: true)) }
+            // A new rate takes effect through a flushing seek at the current position; before
+            // preroll, through the seek queued for then (one is queued if none was).
+            if !isLive {
+                if prerolled, let position {
+                    actions += requestSeek(Seek(position: position, exact: true))
+                } else if !prerolled && hasSource && queuedSeek == nil {
+                    queuedSeek = Seek(position: 0, exact: false)
+                }
+            }
         case .pipelineState(let s):
             pipelineState = s
         case .liveSource:

@@ -1,6 +1,7 @@
 import ControlAPI
 import GLibRuntime
 import GStreamerKit
+import HTTPFetch
 
 /// One loaded source: the playbin3 pipeline that plays it, its bus watch, and what the
 /// pipeline told us about its streams. Created by `open`, closed by `stop`, a new `open`
@@ -18,6 +19,16 @@ final class PlaybackSession {
     /// A track selection asked for before preroll, sent at ASYNC_DONE.
     var pendingSelection: [String]?
     var duration: Double?
+
+    // HLS: the ladder from our own parse of the master (nil until fetched, or not HLS), the
+    // pin that hlsdemux2 is configured with, and the quality in force.
+    var ladder: HLSLadder?
+    let variantPin = VariantPin()
+    var variantState = VariantState()
+    /// Sees hlsdemux2 as playbin3 creates it, to pin a variant before its first segment.
+    private var setupHook: ElementSetupHook?
+    var masterFetch: FetchHandle?
+    var defaultRenditionApplied = false
 
     init(id: Int, source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
          onBusEvent: @escaping @GLibActor (BusEvent) -> Void) throws(APIError) {
@@ -50,8 +61,17 @@ final class PlaybackSession {
             playbin.set("video-filter", clock)
         }
         apply(settings)
+        if !source.isLocalFile && !source.isDemo {
+            let pin = variantPin
+            setupHook = ElementSetupHook(playbin: playbin, factories: [Self.hlsDemuxer]) { _, demuxer in pin.configure(demuxer) }
+        }
         watch = BusWatch(pipeline: playbin, handler: onBusEvent)
     }
+
+    static let hlsDemuxer = "hlsdemux2"
+
+    /// The running hlsdemux2, once playbin3 created one.
+    var hlsDemuxer: Element? { setupHook?.element(factory: Self.hlsDemuxer) }
 
     func apply(_ settings: PlayerSettings) {
         playbin.set("volume", settings.volume)
@@ -77,8 +97,12 @@ final class PlaybackSession {
     }
 
     func close() {
+        masterFetch?.cancel()
+        masterFetch = nil
         watch?.stop()
         watch = nil
+        setupHook?.disconnect()
+        setupHook = nil
         playbin.setState(.null)
     }
 }

@@ -2,6 +2,7 @@ import ControlAPI
 import Foundation
 import GLibRuntime
 import GStreamerKit
+import HTTPFetch
 import Logging
 
 /// The player: takes `Command`s from any client, drives one playbin3 session through the
@@ -22,18 +23,18 @@ public final class Player {
 
     // Fixed at start.
     private let configuration: Configuration
-    private let log = Logger(category: "player")
+    let log = Logger(category: "player")
 
     // What the user asked for; what is running (nil when idle); counters.
     private var settings = PlayerSettings()
-    private var session: PlaybackSession?
+    private(set) var session: PlaybackSession?
     /// Numbers sessions, so bus messages from a replaced one are told apart.
     private var sessionCount = 0
     /// The source of the last session, kept after an error so the snapshot says what failed.
-    private var lastSource: SourceInfo?
+    var lastSource: SourceInfo?
     public private(set) var stats = PlayerStats()
 
-    fileprivate(set) var machine = PlaybackMachine()
+    private(set) var machine = PlaybackMachine()
     private var subscribers: [Int: Subscriber] = [:]
     private var nextSubscriberID = 0
     private var positionTimer: LoopTimer?
@@ -41,6 +42,9 @@ public final class Player {
 
     /// Position events go out at most this often while playing ("a few per second").
     static let positionIntervalMilliseconds: UInt32 = 250
+
+    /// Fetches HLS master playlists (and later keys) on the GLib loop.
+    let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -59,7 +63,7 @@ public final class Player {
         subscribers[id] = nil
     }
 
-    private func publish(_ event: PlayerEvent) {
+    func publish(_ event: PlayerEvent) {
         for subscriber in subscribers.values { subscriber(event) }
     }
 
@@ -102,6 +106,7 @@ public final class Player {
         stats.opens += 1
         log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
         publish(.source(resolved.info))
+        if !resolved.isLocalFile && !resolved.isDemo { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
     }
@@ -116,11 +121,8 @@ public final class Player {
         runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
             guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil else { return }
             self.log.warning("open timed out", ["uri": watched.source.info.uri, "seconds": "\(seconds)"])
-            self.stats.pipelineErrors += 1
-            let error = APIError(watched.source.isLocalFile ? .mediaError : .networkError,
-                                 "the source did not start playing within \(seconds) s")
-            self.publish(.error(error))
-            self.run(self.machine.handle(.failed(error)))
+            self.feed(.failed(APIError(watched.source.isLocalFile ? .mediaError : .networkError,
+                                       "the source did not start playing within \(seconds) s")))
         }
     }
 
@@ -150,18 +152,18 @@ public final class Player {
         run(machine.handle(.seek(.init(position: target, exact: exact))))
     }
 
+    /// A flushing accurate seek to where playback is: drops what is buffered downstream.
+    func flushAtCurrentPosition() {
+        guard machine.prerolled, let position = machine.pendingSeekTarget ?? session?.playbin.queryPosition() else { return }
+        run(machine.handle(.seek(.init(position: position, exact: true))))
+    }
+
     private func goLive() throws(APIError) {
         try requireSource()
         // Without timeshift a live source always plays at its edge: nothing to jump over.
         guard machine.isLive || lastSource?.kind == .live else {
             throw APIError(.notLive, "the source is not live")
         }
-    }
-
-    private func selectVariant(_ request: VariantRequest) throws(APIError) {
-        // Only HLS masters have variants; none is listed for other sources. "auto" is
-        // always the (already active) default.
-        guard request.id == "auto" else { throw APIError(.unknownVariant, "no variant '\(request.id)' (this source lists none)") }
     }
 
     private func apply(_ patch: SettingsPatch) {
@@ -200,7 +202,7 @@ public final class Player {
 
     /// What is selected now; before playbin3 reported a selection, its default (the first
     /// stream of each kind).
-    private func currentSelection() -> [String] {
+    func currentSelection() -> [String] {
         guard let session else { return [] }
         if !session.selectedStreamIDs.isEmpty { return session.selectedStreamIDs }
         var firsts: [MediaStream.Kind: String] = [:]
@@ -212,7 +214,7 @@ public final class Player {
         session?.streams.first { $0.id == id }?.kind
     }
 
-    private func sendSelection(_ ids: [String]) {
+    func sendSelection(_ ids: [String]) {
         guard let session else { return }
         // GStreamer 1.22's playbin3 deadlocked (4 of 6 runs) when select-streams arrived
         // before preroll: hold it until ASYNC_DONE.
@@ -240,6 +242,7 @@ public final class Player {
             session.duration = session.playbin.queryDuration()
             let wasSeeking = machine.seekInFlight != nil
             run(machine.handle(.asyncDone))
+            applyDefaultRendition(in: session)
             if let pending = session.pendingSelection {
                 session.pendingSelection = nil
                 sendSelection(pending)
@@ -255,15 +258,13 @@ public final class Player {
             if !machine.repeatOne { publish(.eos) }
             run(machine.handle(.endOfStream))
         case .error(let error):
-            stats.pipelineErrors += 1
             let apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo)
             log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
-            publish(.error(apiError))
-            run(machine.handle(.failed(apiError)))
+            feed(.failed(apiError))
         case .warning(let warning):
             log.warning("pipeline warning", ["message": warning.message])
         case .streamCollection(let streams):
-            session.streams = streams
+            session.streams = streams.map { session.ladder?.describe($0) ?? $0 }
             publish(.tracks(tracks()))
         case .streamsSelected(let ids):
             session.selectedStreamIDs = ids
@@ -277,21 +278,27 @@ public final class Player {
         case .latency:
             // A live source's latency changed: the bin must redistribute it.
             session.playbin.recalculateLatency()
-        case .segmentDone, .element:
+        case .element(let name, _, let fields):
+            if name == "adaptive-streaming-statistics" { noteDownload(fields, in: session) }
+        case .segmentDone:
             break
         }
     }
 
     /// Carries out the machine's actions.
-    private func run(_ actions: [PlaybackMachine.Action]) {
+    func run(_ actions: [PlaybackMachine.Action]) {
+        // What the pipeline answered goes back into the machine after this batch, so the
+        // batch's own state events go out first and events stay in order.
+        var followUps: [PlaybackMachine.Input] = []
+        defer { for input in followUps { feed(input) } }
         for action in actions {
             switch action {
             case .setPipelineState(let state):
                 guard let session else { continue }
                 let result = session.setState(state)
-                if result == .noPreroll { run(machine.handle(.liveSource)) }
+                if result == .noPreroll { followUps.append(.liveSource) }
                 if result == .failure {
-                    run(machine.handle(.failed(APIError(.pipelineError, "the pipeline could not change to \(state)"))))
+                    followUps.append(.failed(APIError(.pipelineError, "the pipeline could not change to \(state)")))
                 }
             case .seek(let position, let exact, let rate):
                 if session?.seek(to: position, exact: exact, rate: rate) == false {
@@ -306,6 +313,16 @@ public final class Player {
                 updatePositionTimer()
             }
         }
+    }
+
+    /// One input to the machine and its actions; a failure is also counted and published.
+    func feed(_ input: PlaybackMachine.Input) {
+        if case .failed(let error) = input {
+            guard machine.error == nil else { return }  // the first failure is the one reported
+            stats.pipelineErrors += 1
+            publish(.error(error))
+        }
+        run(machine.handle(input))
     }
 
     private func closeSession() {
@@ -362,6 +379,8 @@ public final class Player {
                 s.seekable = TimeRange(start: range.start, end: range.end)
             }
             s.tracks = tracks()
+            s.variants = session.ladder?.variants ?? []
+            s.variant = session.variantState
         }
         return s
     }

@@ -68,22 +68,25 @@ public struct SourceResolver: Sendable {
 
     private func resolveFile(path: String, request: OpenRequest) throws(APIError) -> ResolvedSource {
         let url = URL(fileURLWithPath: path).standardizedFileURL
+        // The real path is both what the root check sees and what plays, so a symlink swapped
+        // after the check cannot lead elsewhere.
+        let real = url.resolvingSymlinksInPath()
         // The root check comes first, so that nothing reveals which paths exist outside the roots.
         if !mediaRoots.isEmpty {
-            let real = url.resolvingSymlinksInPath().path
-            guard mediaRoots.contains(where: { real == $0 || real.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+            guard mediaRoots.contains(where: { real.path == $0 || real.path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
                 throw APIError(.forbidden, "\(url.path) is outside the allowed media folders")
             }
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw APIError(.notFound, "no such file: \(url.path)")
+        var info = stat()
+        guard stat(real.path, &info) == 0 else { throw APIError(.notFound, "no such file: \(url.path)") }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw APIError(.invalidArgument, "\(url.path) is a directory")
+        // A FIFO, socket or device would block the open inside GStreamer's state change.
+        default: throw APIError(.invalidArgument, "\(url.path) is not a regular file")
         }
-        guard !isDirectory.boolValue else { throw APIError(.invalidArgument, "\(url.path) is a directory") }
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw APIError(.forbidden, "\(url.path) is not readable")
-        }
-        return ResolvedSource(playbackURI: url.absoluteString,
+        guard access(real.path, R_OK) == 0 else { throw APIError(.forbidden, "\(url.path) is not readable") }
+        return ResolvedSource(playbackURI: real.absoluteString,
                               info: SourceInfo(uri: url.absoluteString, kind: .file, contentId: request.contentId),
                               isDemo: false)
     }

@@ -103,7 +103,7 @@ final class ErrorCodeTests: XCTestCase {
         let expected: [String: Int] = [
             "invalid_json": 400, "invalid_argument": 400, "unsupported_uri": 400, "unauthorized": 401,
             "forbidden": 403, "not_found": 404, "unknown_track": 404, "unknown_variant": 404,
-            "route_not_found": 404, "method_not_allowed": 405, "timeout": 408, "not_seekable": 409,
+            "route_not_found": 404, "method_not_allowed": 405, "timeout": 408, "too_many_requests": 429, "not_seekable": 409,
             "not_live": 409, "no_source": 409, "payload_too_large": 413, "unsupported_media_type": 415,
             "media_error": 422, "network_error": 422, "pipeline_error": 422, "internal_error": 500,
         ]

@@ -95,7 +95,7 @@ final class EventStreamTests: XCTestCase {
         let clip = try MediaFixtures.mp4()
         let stalled = try TCPConnection(host: "127.0.0.1", port: Int(URL(string: daemon.url)!.port!))
         defer { stalled.close() }
-        try stalled.write(Data("GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".utf8))
+        try stalled.write(Data("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8))
         let reader = WebSocketClient(baseURL: daemon.url)
         try reader.connect()
         defer { reader.close() }

@@ -111,7 +111,8 @@ final class PlaybackMachineTests: XCTestCase {
 
     func testPauseBeforePrerollEndsPaused() {
         step(.open(autoplay: true, start: nil), [.setPipelineState(.paused), emit(.opening, from: .idle)])
-        step(.pause, [])
+        // PAUSED again even before preroll: a local file may already be heading to PLAYING.
+        step(.pause, [.setPipelineState(.paused)])
         XCTAssertEqual(machine.target, .paused)
         step(.pipelineState(.paused), [])
         step(.asyncDone, [emit(.paused, from: .opening)])
@@ -374,11 +375,13 @@ final class PlaybackMachineTests: XCTestCase {
         XCTAssertEqual(machine.state, .playing)
     }
 
-    func testRateChangeBeforePrerollOnlyStoresTheRate() {
+    func testRateChangeBeforePrerollIsAppliedAtPreroll() {
         step(.open(autoplay: false, start: nil), [.setPipelineState(.paused), emit(.opening, from: .idle)])
         step(.rateChanged(rate: 0.5, position: 0), [])
+        XCTAssertEqual(machine.queuedSeek, .init(position: 0, exact: false))
         step(.pipelineState(.paused), [])
-        step(.asyncDone, [emit(.paused, from: .opening)])
+        step(.asyncDone, [seekAction(0, rate: 0.5), emit(.paused, from: .opening)])
+        step(.asyncDone, [])
         step(.seek(.init(position: 1, exact: false)), [seekAction(1, rate: 0.5)])
     }
 

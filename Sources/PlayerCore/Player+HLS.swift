@@ -1,0 +1,121 @@
+import ControlAPI
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import HLS
+import HTTPFetch
+
+/// HLS: Marquee's own read of the master playlist (the quality ladder and the alternate
+/// renditions, which playbin3 does not expose), variant pinning, and which variant is
+/// downloading now.
+extension Player {
+    /// Fetches the source's URL alongside playbin3 (which fetches it too, a few hundred
+    /// bytes twice) and, when it is an HLS playlist, lists its variants. A source is HLS by
+    /// its response (`#EXTM3U` or an mpegurl content type), not by its suffix.
+    func probeForHLS(_ session: PlaybackSession) {
+        let id = session.id
+        session.masterFetch = fetcher.get(session.source.playbackURI) { [weak self] result in
+            guard let self, let session = self.session, session.id == id else { return }
+            session.masterFetch = nil
+            guard case .success(let resource) = result, Self.looksLikeHLS(resource) else { return }
+            self.adoptPlaylist(resource, in: session)
+        }
+    }
+
+    static func looksLikeHLS(_ resource: FetchedResource) -> Bool {
+        let type = resource.contentType?.lowercased() ?? ""
+        return type.contains("mpegurl") || resource.body.starts(with: Array("#EXTM3U".utf8))
+            || resource.body.starts(with: [0xEF, 0xBB, 0xBF] + Array("#EXTM3U".utf8))
+    }
+
+    private func adoptPlaylist(_ resource: FetchedResource, in session: PlaybackSession) {
+        let playlist: Playlist
+        do {
+            playlist = try Playlist.parse(data: resource.body, url: URL(string: resource.finalURL))
+        } catch {
+            // playbin3 reads the playlist itself and reports what it cannot play.
+            log.warning("cannot parse the HLS playlist", ["uri": resource.finalURL, "error": "\(error)"])
+            return
+        }
+        if var source = lastSource, source.kind != .hls {
+            source.kind = .hls
+            lastSource = source
+            publish(.source(source))
+        }
+        guard case .master(let master) = playlist else { return }
+        let ladder = HLSLadder(master: master)
+        session.ladder = ladder
+        // hlsdemux2 starts on the first variant listed unless pinned, and reports switches
+        // only: until the first report, that is what it downloads.
+        if session.variantState.current == nil {
+            session.variantState.current = session.variantState.selected ?? ladder.firstListedID
+        }
+        session.streams = session.streams.map { ladder.describe($0) }
+        log.info("hls ladder", ["variants": ladder.variants.map { "\($0.id)=\($0.bandwidth)" }.joined(separator: ",")])
+        publish(.variants(ladder.variants))
+        publish(.variant(session.variantState))
+    }
+
+    /// POST /v1/player/variant
+    func selectVariant(_ request: VariantRequest) throws(APIError) {
+        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        guard let ladder = session.ladder else {
+            // Only HLS masters have variants; "auto" is always the (already active) default.
+            guard request.id == "auto" else { throw APIError(.unknownVariant, "no variant '\(request.id)' (this source lists none)") }
+            return
+        }
+        if request.id == "auto" {
+            session.variantPin.pinnedBitrate = nil
+            session.variantState.mode = .auto
+            session.variantState.selected = nil
+        } else {
+            guard let entry = ladder.entry(id: request.id) else {
+                throw APIError(.unknownVariant, "no variant '\(request.id)'; the ladder is \(ladder.variants.map(\.id).joined(separator: ", "))")
+            }
+            session.variantPin.pinnedBitrate = entry.variant.bandwidth
+            session.variantState.mode = .manual
+            session.variantState.selected = entry.variant.id
+        }
+        log.info("variant", ["mode": session.variantState.mode.rawValue, "selected": session.variantState.selected ?? "-"])
+        if let demuxer = session.hlsDemuxer {
+            session.variantPin.configure(demuxer)
+            // Flush what is buffered so the next segments come from the new choice (VOD;
+            // a live playlist refreshes quickly on its own).
+            if session.duration != nil { flushAtCurrentPosition() }
+        }
+        publish(.variant(session.variantState))
+    }
+
+    /// hlsdemux2 reports each download; the URL tells which variant it came from.
+    func noteDownload(_ fields: [String: String], in session: PlaybackSession) {
+        guard let ladder = session.ladder, let uri = fields["uri"],
+              let entry = ladder.entry(forDownloaded: uri), entry.variant.id != session.variantState.current else { return }
+        session.variantState.current = entry.variant.id
+        publish(.variant(session.variantState))
+    }
+
+    /// hlsdemux2 lists alternate renditions in playlist order; the one marked DEFAULT=YES
+    /// plays at start, as the HLS spec asks. Once, after preroll.
+    func applyDefaultRendition(in session: PlaybackSession) {
+        guard let ladder = session.ladder, !session.defaultRenditionApplied,
+              let wanted = ladder.audio.first(where: \.isDefault) else { return }
+        session.defaultRenditionApplied = true
+        let audio = session.streams.filter { $0.kind == .audio }
+        guard let stream = audio.first(where: { $0.title == wanted.name }),
+              !currentSelection().contains(stream.id) else { return }
+        sendSelection(currentSelection().filter { id in !audio.contains { $0.id == id } } + [stream.id])
+    }
+}
+
+extension HLSLadder {
+    /// Names an alternate rendition's stream after the master playlist: hlsdemux2 gives
+    /// it the stream id "audio-<NAME>" and only sometimes a language tag.
+    func describe(_ stream: MediaStream) -> MediaStream {
+        guard stream.kind == .audio,
+              let rendition = audio.first(where: { stream.id.hasSuffix("audio-\($0.name)") }) else { return stream }
+        var described = stream
+        described.title = described.title ?? rendition.name
+        described.language = described.language ?? rendition.language
+        return described
+    }
+}
