@@ -17,7 +17,6 @@ static inline void cgst_set_bool(gpointer o, const char *p, gboolean v) { g_obje
 static inline void cgst_set_int(gpointer o, const char *p, gint v) { g_object_set(o, p, v, NULL); }
 static inline void cgst_set_uint(gpointer o, const char *p, guint v) { g_object_set(o, p, v, NULL); }
 static inline void cgst_set_int64(gpointer o, const char *p, gint64 v) { g_object_set(o, p, v, NULL); }
-static inline void cgst_set_uint64(gpointer o, const char *p, guint64 v) { g_object_set(o, p, v, NULL); }
 static inline void cgst_set_double(gpointer o, const char *p, gdouble v) { g_object_set(o, p, v, NULL); }
 static inline void cgst_set_object(gpointer o, const char *p, gpointer v) { g_object_set(o, p, v, NULL); }
 static inline gboolean cgst_get_bool(gpointer o, const char *p) { gboolean v = FALSE; g_object_get(o, p, &v, NULL); return v; }
@@ -34,6 +33,3 @@ static inline gulong cgst_signal_connect(gpointer instance, const char *signal, 
                                          gpointer data, GClosureNotify destroy) {
     return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
 }
-
-// GST_IS_ELEMENT: a type check macro.
-static inline gboolean cgst_is_element(gpointer o) { return GST_IS_ELEMENT(o); }
