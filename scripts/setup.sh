@@ -14,6 +14,7 @@ runtime=(
 build=(
   pkg-config gstreamer1.0-tools
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libsoup-3.0-dev libsqlite3-dev
+  openssl
 )
 packages=("${runtime[@]}")
 case "${1:-}" in

@@ -207,8 +207,8 @@ enum OpenAPIDocument {
        "Variant":{
         "type":"object",
         "required":["id","bandwidth"],
-        "description":"An HLS variant stream.",
-        "properties":{"id":{"type":"string"},"bandwidth":{"type":"integer","minimum":0,"description":"Bits per second."},"width":{"type":"integer","description":"Pixels."},"height":{"type":"integer","description":"Pixels."},"codecs":{"type":"string"}}
+        "description":"An HLS variant stream, from Marquee's own parse of the master playlist; `variants` lists them sorted by bandwidth with ids v1 (lowest) .. vN.",
+        "properties":{"id":{"type":"string"},"bandwidth":{"type":"integer","minimum":0,"description":"BANDWIDTH, bits per second."},"averageBandwidth":{"type":"integer","minimum":0,"description":"AVERAGE-BANDWIDTH, bits per second."},"width":{"type":"integer","description":"Pixels."},"height":{"type":"integer","description":"Pixels."},"frameRate":{"type":"number"},"codecs":{"type":"string"},"audio":{"type":"string","description":"The EXT-X-MEDIA audio group."}}
        },
        "VariantState":{
         "type":"object",
@@ -264,7 +264,7 @@ enum OpenAPIDocument {
         "type":"object",
         "required":["seq","type","data"],
         "description":"One event. `data` by `type`: `snapshot`: PlayerSnapshot; `state`: StateChange; `position`: PositionUpdate; `buffering`: BufferingUpdate; `tracks`: Tracks; `seek`: SeekUpdate; `settings`: SettingsUpdate; `source`: SourceInfo or null; `error`: Error; `eos`: `{}`.",
-        "properties":{"seq":{"type":"integer","minimum":1,"description":"Increases by exactly one per event on one connection."},"type":{"type":"string","enum":["snapshot","state","position","buffering","tracks","seek","settings","source","error","eos"]},"data":{}},
+        "properties":{"seq":{"type":"integer","minimum":1,"description":"Increases by exactly one per event on one connection."},"type":{"type":"string","enum":["snapshot","state","position","buffering","tracks","seek","settings","source","variants","variant","error","eos"]},"data":{}},
         "allOf":[{"if":{"properties":{"type":{"const":"snapshot"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/PlayerSnapshot"}}}},{"if":{"properties":{"type":{"const":"state"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/StateChange"}}}},{"if":{"properties":{"type":{"const":"position"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/PositionUpdate"}}}},{"if":{"properties":{"type":{"const":"buffering"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/BufferingUpdate"}}}},{"if":{"properties":{"type":{"const":"tracks"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/Tracks"}}}},{"if":{"properties":{"type":{"const":"seek"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/SeekUpdate"}}}},{"if":{"properties":{"type":{"const":"settings"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/SettingsUpdate"}}}},{"if":{"properties":{"type":{"const":"source"}}},"then":{"properties":{"data":{"oneOf":[{"$ref":"#/components/schemas/SourceInfo"},{"type":"null"}]}}}},{"if":{"properties":{"type":{"const":"error"}}},"then":{"properties":{"data":{"$ref":"#/components/schemas/Error"}}}},{"if":{"properties":{"type":{"const":"eos"}}},"then":{"properties":{"data":{"type":"object","maxProperties":0}}}}]
        },
        "MessageID":{"type":["number","string"],"description":"Chosen by the client; echoed back as given."},

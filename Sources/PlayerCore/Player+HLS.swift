@@ -65,19 +65,22 @@ extension Player {
             return
         }
         if request.id == "auto" {
-            session.variantPin.pinnedBitrate = nil
+            session.variantPin.pinned = nil
             session.variantState.mode = .auto
             session.variantState.selected = nil
         } else {
             guard let entry = ladder.entry(id: request.id) else {
                 throw APIError(.unknownVariant, "no variant '\(request.id)'; the ladder is \(ladder.variants.map(\.id).joined(separator: ", "))")
             }
-            session.variantPin.pinnedBitrate = entry.variant.bandwidth
+            session.variantPin.pinned = VariantPin.limits(pinning: VariantPin.rate(of: entry.variant),
+                                                          ladder: ladder.variants.map(VariantPin.rate(of:)))
             session.variantState.mode = .manual
             session.variantState.selected = entry.variant.id
         }
-        log.info("variant", ["mode": session.variantState.mode.rawValue, "selected": session.variantState.selected ?? "-"])
-        if let demuxer = session.hlsDemuxer {
+        let demuxer = session.hlsDemuxer
+        log.info("variant", ["mode": session.variantState.mode.rawValue, "selected": session.variantState.selected ?? "-",
+                             "demuxer": demuxer == nil ? "not yet created" : "configured"])
+        if let demuxer {
             session.variantPin.configure(demuxer)
             // Flush what is buffered so the next segments come from the new choice (VOD;
             // a live playlist refreshes quickly on its own).

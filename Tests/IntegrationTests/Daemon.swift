@@ -12,7 +12,9 @@ final class Daemon {
     let url: String
     let client: HTTPClient
     let dataDirectory: URL
-    private let stderrPipe = Pipe()
+    /// The daemon's stderr (its log). A file, not a pipe: nobody reads a pipe while a test
+    /// runs, and a full pipe would block the daemon's logging.
+    let logURL: URL
     private let stdoutPipe = Pipe()
 
     /// Where SwiftPM put the `marquee` binary: next to the test bundle.
@@ -31,24 +33,29 @@ final class Daemon {
     init(extraArguments: [String] = [], token: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        logURL = dataDirectory.appendingPathComponent("daemon.log")
         process.executableURL = URL(fileURLWithPath: Self.binary)
         var arguments = ["serve", "--listen", "127.0.0.1:0", "--video-sink", "fakevideosink", "--audio-sink", "fakeaudiosink",
                          "--data-dir", dataDirectory.path, "--log-level", "debug"]
         if let token { arguments += ["--token", token] }
         process.arguments = arguments + extraArguments
         process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: logURL)
         try process.run()
         let line = try Self.readLine(from: stdoutPipe.fileHandleForReading, timeout: 15)
         guard line.hasPrefix("listening on ") else {
             process.terminate()
-            throw DaemonError.noListeningLine(line + "\n" + String(decoding: stderrPipe.fileHandleForReading.availableData, as: UTF8.self))
+            throw DaemonError.noListeningLine(line + "\n" + ((try? String(contentsOf: logURL, encoding: .utf8)) ?? ""))
         }
         url = String(line.dropFirst("listening on ".count))
         client = HTTPClient(baseURL: url, token: token, timeout: 20)
     }
 
     enum DaemonError: Error { case noListeningLine(String) }
+
+    /// Everything the daemon logged so far.
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
     /// Reads one line byte by byte (the daemon writes it unbuffered), with a deadline.
     static func readLine(from handle: FileHandle, timeout: Double) throws -> String {

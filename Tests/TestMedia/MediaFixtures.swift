@@ -109,7 +109,8 @@ public enum MediaFixtures {
     }
 }
 
-private enum FixtureStore {
+// Internal, not private: HLSFixtures.swift shares the lock and the directory.
+enum FixtureStore {
     // One lock for all fixtures: generation is CPU-bound, so running two gst-launch
     // jobs side by side on a small CI machine gains nothing and risks timeouts.
     static let lock = NSLock()
@@ -176,7 +177,8 @@ private enum FixtureStore {
     }
 }
 
-private enum Pipelines {
+// Internal, not private: HLSFixtures.swift reuses the audio chain and launcher.
+enum Pipelines {
     static let frameRate = 30
     // 1600 samples = one video frame at 48 kHz, so audio and video end together exactly.
     static let samplesPerBuffer = 48_000 / frameRate

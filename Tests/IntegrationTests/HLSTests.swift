@@ -1,0 +1,122 @@
+import Foundation
+import MarqueeClient
+import TestMedia
+import XCTest
+
+/// HLS through the real daemon: a generated ladder with two audio renditions, served by a
+/// loopback server that records every request, so the tests assert what the player fetched.
+final class HLSPlaybackTests: XCTestCase {
+    var daemon: Daemon!
+    var server: RecordingHTTPServer!
+    var ladder: HLSLadder!
+
+    override func setUpWithError() throws {
+        ladder = try HLSFixtures.ladder()
+        server = try RecordingHTTPServer(root: ladder.directory)
+        daemon = try Daemon()
+    }
+
+    override func tearDown() {
+        XCTAssertEqual(daemon.stop(), 0)
+        server.stop()
+    }
+
+    private func variants(_ s: [String: Any]) -> [[String: Any]] { s["variants"] as? [[String: Any]] ?? [] }
+    private func variantState(_ s: [String: Any]) -> [String: Any] { s["variant"] as? [String: Any] ?? [:] }
+
+    /// Requests for files under `folder` that arrived after `since`.
+    private func requests(under folder: String, after since: Date) -> [RecordedRequest] {
+        server.requests.filter { $0.time > since && $0.path.hasPrefix("/" + folder) && $0.path.hasSuffix(".ts") }
+    }
+
+    private func folder(of playlistPath: String) -> String {
+        (playlistPath as NSString).deletingLastPathComponent + "/"
+    }
+
+    func testLadderIsListedPinnedAndAutomatic() throws {
+        let (status, opened) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(status, 200, "\(opened)")
+        let s = try daemon.waitFor("the ladder", timeout: 10) { self.variants($0).count == 3 }
+        XCTAssertEqual((s["source"] as? [String: Any])?["kind"] as? String, "hls")
+        let listed = variants(s)
+        XCTAssertEqual(listed.compactMap { $0["id"] as? String }, ["v1", "v2", "v3"])
+        XCTAssertEqual(listed.compactMap { $0["bandwidth"] as? Int }, ladder.bandwidths.sorted())
+        XCTAssertEqual(listed.compactMap { $0["height"] as? Int }, [180, 360, 540])
+        XCTAssertEqual(variantState(s)["mode"] as? String, "auto")
+        XCTAssertNotNil(variantState(s)["current"] as? String)
+
+        // Pin the lowest: its segments are requested soon after the command.
+        let lowest = folder(of: ladder.variantPaths[0])
+        let pinnedAt = Date()
+        var r = try daemon.client.post("/v1/player/variant", json: ["id": "v1"])
+        XCTAssertEqual(r.status, 200, r.text)
+        let pinned = try XCTUnwrap(try r.json() as? [String: Any])
+        XCTAssertEqual(variantState(pinned)["mode"] as? String, "manual")
+        XCTAssertEqual(variantState(pinned)["selected"] as? String, "v1")
+        let deadline = Date().addingTimeInterval(8)
+        while requests(under: lowest, after: pinnedAt).isEmpty && Date() < deadline { usleep(50_000) }
+        let first = try XCTUnwrap(requests(under: lowest, after: pinnedAt).first, "no segment of \(lowest) after the pin; saw \(server.requests.map(\.path).suffix(12))\n\(daemon.log.split(separator: "\n").filter { $0.contains("variant") || $0.contains("hls") }.joined(separator: "\n"))")
+        print("variant pin: first segment of the pinned variant requested \(Int(first.time.timeIntervalSince(pinnedAt) * 1000)) ms after the command")
+        _ = try daemon.waitFor("current v1", timeout: 8) { self.variantState($0)["current"] as? String == "v1" }
+
+        r = try daemon.client.post("/v1/player/variant", json: ["id": "auto"])
+        XCTAssertEqual(r.status, 200)
+        let auto = try XCTUnwrap(try r.json() as? [String: Any])
+        XCTAssertEqual(variantState(auto)["mode"] as? String, "auto")
+        XCTAssertTrue(variantState(auto)["selected"] is NSNull)
+
+        r = try daemon.client.post("/v1/player/variant", json: ["id": "v9"])
+        XCTAssertEqual(r.status, 404)
+        XCTAssertEqual((try r.json() as? [String: Any])?.errorCode, "unknown_variant")
+    }
+
+    func testHLSIsRecognisedByItsResponseNotItsName() throws {
+        // The same master under a name without .m3u8: the daemon must read the response.
+        let odd = ladder.directory.appendingPathComponent("playlist")
+        if !FileManager.default.fileExists(atPath: odd.path) {
+            try FileManager.default.copyItem(at: ladder.directory.appendingPathComponent(ladder.masterPath), to: odd)
+        }
+        let (status, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/playlist"])
+        XCTAssertEqual(status, 200)
+        let s = try daemon.waitFor("kind hls", timeout: 10) { ($0["source"] as? [String: Any])?["kind"] as? String == "hls" }
+        XCTAssertEqual(variants(s).count, 3)
+    }
+
+    func testAlternateAudioRenditions() throws {
+        let (status, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(status, 200)
+        let s = try daemon.waitFor("two audio renditions", timeout: 10) {
+            (($0["tracks"] as? [String: Any])?["audio"] as? [[String: Any]])?.count == 2
+        }
+        let audio = try XCTUnwrap((s["tracks"] as? [String: Any])?["audio"] as? [[String: Any]])
+        XCTAssertEqual(Set(audio.compactMap { $0["title"] as? String }), ["English", "French"])
+        XCTAssertEqual(audio.first { $0["selected"] as? Bool == true }?["title"] as? String, "English", "DEFAULT=YES plays at start")
+        let french = try XCTUnwrap(audio.first { $0["title"] as? String == "French" }?["id"] as? String)
+        let frenchFolder = folder(of: try XCTUnwrap(ladder.audioPaths["fr"]))
+        let switchedAt = Date()
+        let r = try daemon.client.post("/v1/player/tracks/audio", json: ["id": french])
+        XCTAssertEqual(r.status, 200, r.text)
+        let deadline = Date().addingTimeInterval(8)
+        while requests(under: frenchFolder, after: switchedAt).isEmpty && Date() < deadline { usleep(50_000) }
+        XCTAssertFalse(requests(under: frenchFolder, after: switchedAt).isEmpty, "no French segment requested after the switch")
+        _ = try daemon.waitFor("French selected", timeout: 5) { snap in
+            let tracks = ((snap["tracks"] as? [String: Any])?["audio"] as? [[String: Any]]) ?? []
+            return tracks.contains { $0["title"] as? String == "French" && $0["selected"] as? Bool == true }
+        }
+    }
+}
+
+final class EncryptedHLSTests: XCTestCase {
+    func testAES128StreamPlaysAndFetchesItsKey() throws {
+        let stream = try HLSFixtures.encrypted()
+        let server = try RecordingHTTPServer(root: stream.directory)
+        defer { server.stop() }
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + stream.masterPath])
+        XCTAssertEqual(status, 200, "\(s)")
+        usleep(1_000_000)
+        XCTAssertEqual(try daemon.snapshot().state, "playing")
+        XCTAssertTrue(server.requests.contains { $0.path.hasSuffix("key.bin") }, "\(server.requests.map(\.path))")
+    }
+}

@@ -1,0 +1,536 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One request as `RecordingHTTPServer` received it.
+public struct RecordedRequest: Sendable {
+    public let method: String
+    /// The request target's path, percent-decoded, without query: "/v0/segment00003.ts".
+    public let path: String
+    /// Header names lowercased; repeated headers joined with ", ".
+    public let headers: [String: String]
+    public let time: Date
+    /// Which TCP connection carried it, numbered from 1 in accept order: equal numbers
+    /// mean the client reused a keep-alive connection.
+    public let connection: Int
+}
+
+public struct RecordingHTTPServerError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { "RecordingHTTPServer: \(message)" }
+}
+
+/// A static file server on 127.0.0.1 (a free port) for feeding HLS to GStreamer, which
+/// records every request and can be told to fail or hang on chosen paths.
+///
+/// HTTP/1.1 GET and HEAD, persistent connections, one thread per connection (at most 64
+/// at a time; more get 503), single `Range: bytes=` requests answered with 206, request
+/// heads up to 64 KiB. Content-Type: application/vnd.apple.mpegurl for .m3u8, video/mp2t
+/// for .ts, application/octet-stream otherwise. Paths with ".." are refused (404).
+///
+/// `stop()` (also run by deinit) closes the listener and every connection, including
+/// stalled ones, and returns once their threads are done.
+public final class RecordingHTTPServer: @unchecked Sendable {
+    private let core: ServerCore
+    /// The port the listener got.
+    public let port: Int
+
+    public init(root: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory),
+              isDirectory.boolValue
+        else { throw RecordingHTTPServerError(message: "root \(root.path) is not a directory") }
+        let (listener, port) = try ServerCore.makeListener()
+        self.port = port
+        core = ServerCore(root: root.standardizedFileURL, listener: listener)
+        core.start()
+    }
+
+    deinit { core.stop() }
+
+    /// "http://127.0.0.1:PORT", no trailing slash.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Every request received so far, oldest first (a snapshot).
+    public var requests: [RecordedRequest] { core.withLock { core.requests } }
+
+    public func clearRequests() { core.withLock { core.requests.removeAll() } }
+
+    /// Answers every later request for `path` ("/v0/segment00003.ts"; the leading slash
+    /// may be left out) with `status` and a short text body instead of the file.
+    public func respond(to path: String, with status: Int) {
+        let key = Self.normalize(path)
+        core.withLock { core.statusOverrides[key] = status }
+    }
+
+    /// Reads and records every later request for `path`, then never answers it: the
+    /// connection stays open, silent, until the client gives up or `stop()`.
+    public func stall(path: String) {
+        let key = Self.normalize(path)
+        core.withLock { _ = core.stalledPaths.insert(key) }
+    }
+
+    /// Forgets every `respond(to:with:)` and `stall(path:)`; stalled requests stay stalled.
+    public func clearFaults() {
+        core.withLock {
+            core.statusOverrides.removeAll()
+            core.stalledPaths.removeAll()
+        }
+    }
+
+    /// Closes the listener and all connections; idempotent.
+    public func stop() { core.stop() }
+
+    private static func normalize(_ path: String) -> String {
+        path.hasPrefix("/") ? path : "/" + path
+    }
+}
+
+/// The state the threads share; separate from `RecordingHTTPServer` so that threads do
+/// not keep the server alive and deinit can stop them.
+private final class ServerCore: @unchecked Sendable {
+    static let maxConnections = 64
+    static let maxHeadBytes = 64 * 1024
+
+    let root: URL
+    private let lock = NSCondition()
+    // Guarded by `lock`:
+    var requests: [RecordedRequest] = []
+    var statusOverrides: [String: Int] = [:]
+    var stalledPaths: Set<String> = []
+    private var listener: Int32
+    private var connections: Set<Int32> = []
+    private var connectionSerial = 0
+    private var acceptThreadRunning = false
+    private var stopped = false
+
+    init(root: URL, listener: Int32) {
+        self.root = root
+        self.listener = listener
+    }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    static func makeListener() throws -> (Int32, Int) {
+        #if os(Linux)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw RecordingHTTPServerError(message: "socket: \(errnoText())") }
+        #if !os(Linux)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && listen(fd, 128) == 0
+                    && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            let reason = errnoText()
+            close(fd)
+            throw RecordingHTTPServerError(message: "bind/listen on 127.0.0.1: \(reason)")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    func start() {
+        lock.lock()
+        acceptThreadRunning = true
+        lock.unlock()
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "RecordingHTTPServer accept"
+        thread.start()
+    }
+
+    func stop() {
+        lock.lock()
+        if !stopped {
+            stopped = true
+            // shutdown, not close: the owning threads close their descriptors, so a
+            // number is never reused while another thread may still use it.
+            _ = shutdown(listener, Int32(SHUT_RDWR))
+            for fd in connections { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while acceptThreadRunning || !connections.isEmpty {
+            if !lock.wait(until: deadline) { break }
+        }
+        lock.unlock()
+    }
+
+    private func isStopped() -> Bool { withLock { stopped } }
+
+    private func acceptLoop() {
+        defer {
+            lock.lock()
+            close(listener)
+            listener = -1
+            acceptThreadRunning = false
+            lock.broadcast()
+            lock.unlock()
+        }
+        while !isStopped() {
+            // poll with a timeout: shutdown() on a listening socket does not wake
+            // accept() everywhere.
+            var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 100)
+            if ready <= 0 { continue }
+            // Close-on-exec, or gst-launch children of runProcess would inherit it.
+            // (accept4 is not visible to Swift without _GNU_SOURCE.)
+            let fd = accept(listener, nil, nil)
+            if fd < 0 { continue }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            configure(fd)
+
+            lock.lock()
+            let admitted = !stopped && connections.count < Self.maxConnections
+            var serial = 0
+            if admitted {
+                connections.insert(fd)
+                connectionSerial += 1
+                serial = connectionSerial
+            }
+            lock.unlock()
+            guard admitted else {
+                let body = "too many connections\n"
+                _ = sendAll(fd, Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8))
+                close(fd)
+                continue
+            }
+            let thread = Thread { [self, serial] in
+                serve(fd, serial: serial)
+                lock.lock()
+                connections.remove(fd)
+                close(fd)
+                lock.broadcast()
+                lock.unlock()
+            }
+            thread.name = "RecordingHTTPServer connection \(serial)"
+            thread.start()
+        }
+    }
+
+    private func configure(_ fd: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        #if !os(Linux)
+        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        // A client that stops reading must not pin the thread forever.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    // MARK: Connection
+
+    private func serve(_ fd: Int32, serial: Int) {
+        var buffer: [UInt8] = []
+        while true {
+            let headEnd: Int, bodyStart: Int
+            switch readHead(fd, into: &buffer) {
+            case let .head(end, next): (headEnd, bodyStart) = (end, next)
+            case .closed: return
+            case .tooLarge:
+                respondSimple(fd, 431, keepAlive: false, head: false)
+                return
+            }
+            let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
+            buffer.removeFirst(bodyStart)
+            guard let request = parse(head, connection: serial) else {
+                respondSimple(fd, 400, keepAlive: false, head: false)
+                return
+            }
+            withLock { requests.append(request.recorded) }
+
+            // Bodies are unexpected (GET/HEAD); skip a small declared one, refuse others.
+            if let length = request.recorded.headers["content-length"].flatMap(Int.init), length > 0 {
+                guard length <= 1 << 20, discard(fd, length, buffered: &buffer) else {
+                    respondSimple(fd, 413, keepAlive: false, head: false)
+                    return
+                }
+            }
+            if request.recorded.headers["transfer-encoding"] != nil {
+                respondSimple(fd, 501, keepAlive: false, head: false)
+                return
+            }
+
+            let (stalled, override) = withLock {
+                (stalledPaths.contains(request.recorded.path), statusOverrides[request.recorded.path])
+            }
+            if stalled {
+                waitForClose(fd)
+                return
+            }
+            let isHead = request.recorded.method == "HEAD"
+            guard request.recorded.method == "GET" || isHead else {
+                respondSimple(fd, 405, keepAlive: false, head: false, extra: "Allow: GET, HEAD\r\n")
+                return
+            }
+            let keepAlive = request.keepAlive
+            let sent: Bool
+            if let override {
+                sent = respondSimple(fd, override, keepAlive: keepAlive, head: isHead)
+            } else {
+                sent = serveFile(fd, request.recorded, keepAlive: keepAlive, head: isHead)
+            }
+            if !sent || !keepAlive { return }
+        }
+    }
+
+    private struct ParsedRequest {
+        var recorded: RecordedRequest
+        var keepAlive: Bool
+    }
+
+    private enum HeadResult {
+        /// Where the head ends (before the blank line) and where what follows starts.
+        case head(Int, Int)
+        case closed
+        case tooLarge
+    }
+
+    /// Fills `buffer` until it holds a whole request head. `.closed` on EOF, error or stop.
+    private func readHead(_ fd: Int32, into buffer: inout [UInt8]) -> HeadResult {
+        var searchFrom = 0
+        while true {
+            let found = findHeadEnd(buffer, from: searchFrom)
+            if let found {
+                return found.1 > Self.maxHeadBytes ? .tooLarge : .head(found.0, found.1)
+            }
+            if buffer.count > Self.maxHeadBytes { return .tooLarge }
+            searchFrom = max(0, buffer.count - 3)
+            guard receive(fd, into: &buffer) else { return .closed }
+        }
+    }
+
+    private func findHeadEnd(_ buffer: [UInt8], from start: Int) -> (Int, Int)? {
+        var index = start
+        while index + 1 < buffer.count {
+            if buffer[index] == 0x0A {
+                if buffer[index + 1] == 0x0A { return (index, index + 2) }  // bare LF LF
+                if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
+                    return (index > 0 && buffer[index - 1] == 0x0D ? index - 1 : index, index + 3)
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer += chunk[..<count]
+                return true
+            }
+            if count < 0, errno == EINTR { continue }
+            return false
+        }
+    }
+
+    private func discard(_ fd: Int32, _ length: Int, buffered buffer: inout [UInt8]) -> Bool {
+        while buffer.count < length {
+            guard receive(fd, into: &buffer) else { return false }
+        }
+        buffer.removeFirst(length)
+        return true
+    }
+
+    private func waitForClose(_ fd: Int32) {
+        var sink: [UInt8] = []
+        while receive(fd, into: &sink) { sink.removeAll(keepingCapacity: true) }
+    }
+
+    private func parse(_ head: String, connection: Int) -> ParsedRequest? {
+        var lines = head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        // \r\n is one Character in Swift, so it splits once; drop stray empties anyway.
+        lines.removeAll { $0.isEmpty }
+        guard let requestLine = lines.first else { return nil }
+        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/") else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        var target = String(parts[1])
+        if let scheme = target.range(of: "://") {  // absolute-form
+            let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
+            target = afterAuthority.map { String(target[$0...]) } ?? "/"
+        }
+        if let query = target.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            target = String(target[..<query])
+        }
+        let path = target.removingPercentEncoding ?? target
+        let connectionTokens = (headers["connection"] ?? "").lowercased()
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let keepAlive = parts[2] == "HTTP/1.0"
+            ? connectionTokens.contains("keep-alive")
+            : !connectionTokens.contains("close")
+        return ParsedRequest(
+            recorded: RecordedRequest(
+                method: String(parts[0]), path: path, headers: headers, time: Date(), connection: connection),
+            keepAlive: keepAlive)
+    }
+
+    // MARK: Responses
+
+    @discardableResult
+    private func respondSimple(
+        _ fd: Int32, _ status: Int, keepAlive: Bool, head: Bool, extra: String = ""
+    ) -> Bool {
+        let body = "\(status) \(Self.reason(status))\n"
+        var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: text/plain\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n" + extra
+            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        if !head { text += body }
+        return sendAll(fd, Array(text.utf8))
+    }
+
+    private func serveFile(_ fd: Int32, _ request: RecordedRequest, keepAlive: Bool, head: Bool) -> Bool {
+        let components = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard request.path.hasPrefix("/"), !components.contains(".."), !components.contains(".") else {
+            return respondSimple(fd, 404, keepAlive: keepAlive, head: head)
+        }
+        let file = components.reduce(root) { $0.appendingPathComponent(String($1)) }
+        let handle = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard handle >= 0 else { return respondSimple(fd, 404, keepAlive: keepAlive, head: head) }
+        defer { close(handle) }
+        var info = stat()
+        guard fstat(handle, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return respondSimple(fd, 404, keepAlive: keepAlive, head: head)
+        }
+        let size = Int(info.st_size)
+
+        var status = 200
+        var range = 0..<size
+        var extra = ""
+        if let header = request.headers["range"] {
+            switch Self.byteRange(header, size: size) {
+            case .none: break
+            case .unsatisfiable:
+                return respondSimple(fd, 416, keepAlive: keepAlive, head: head,
+                                     extra: "Content-Range: bytes */\(size)\r\n")
+            case let .satisfiable(requested):
+                status = 206
+                range = requested
+                extra = "Content-Range: bytes \(requested.lowerBound)-\(requested.upperBound - 1)/\(size)\r\n"
+            }
+        }
+        let headText = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+            + "Content-Type: \(Self.contentType(request.path))\r\n"
+            + "Content-Length: \(range.count)\r\nAccept-Ranges: bytes\r\n" + extra
+            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        guard sendAll(fd, Array(headText.utf8)) else { return false }
+        if head { return true }
+
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let wanted = min(chunk.count, range.upperBound - offset)
+            let count = chunk.withUnsafeMutableBytes { pread(handle, $0.baseAddress, wanted, off_t(offset)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0, sendAll(fd, Array(chunk[..<count])) else { return false }
+            offset += count
+        }
+        return true
+    }
+
+    private enum ByteRange {
+        case none
+        case unsatisfiable
+        case satisfiable(Range<Int>)
+    }
+
+    /// One `bytes=` range (RFC 9110 14.1.2); several ranges or a malformed header are
+    /// answered with the whole file, which the RFC allows.
+    private static func byteRange(_ header: String, size: Int) -> ByteRange {
+        let value = header.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else { return .none }
+        let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let dash = spec.firstIndex(of: "-") else { return .none }
+        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
+        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        if first.isEmpty {
+            guard let suffix = Int(last) else { return .none }
+            guard suffix > 0, size > 0 else { return .unsatisfiable }
+            return .satisfiable(max(0, size - suffix)..<size)
+        }
+        guard let start = Int(first), start >= 0 else { return .none }
+        var end = size - 1
+        if !last.isEmpty {
+            guard let requested = Int(last), requested >= start else { return .none }
+            end = min(requested, size - 1)
+        }
+        guard start < size else { return .unsatisfiable }
+        return .satisfiable(start..<(end + 1))
+    }
+
+    private static func contentType(_ path: String) -> String {
+        let lowered = path.lowercased()
+        if lowered.hasSuffix(".m3u8") { return "application/vnd.apple.mpegurl" }
+        if lowered.hasSuffix(".ts") { return "video/mp2t" }
+        return "application/octet-stream"
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 206: return "Partial Content"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 410: return "Gone"
+        case 413: return "Content Too Large"
+        case 416: return "Range Not Satisfiable"
+        case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return "Status \(status)"
+        }
+    }
+}
+
+private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    #if os(Linux)
+    let flags = Int32(MSG_NOSIGNAL)
+    #else
+    let flags: Int32 = 0  // SO_NOSIGPIPE is set on the socket
+    #endif
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, flags) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { return false }
+        sent += count
+    }
+    return true
+}
+
+private func errnoText() -> String { String(cString: strerror(errno)) }
