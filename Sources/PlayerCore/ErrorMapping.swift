@@ -5,7 +5,12 @@ extension APIError {
     /// Maps a pipeline error to a stable API code. The GError domain says what failed: a
     /// resource (the file or the network), the stream (what the bytes contain) or GStreamer.
     init(pipelineError error: GStreamerError, remote: Bool) {
-        let message = error.message
+        var message = error.message
+        // souphttpsrc and hlsdemux2 put the HTTP status in the debug text ("Not Found (404),
+        // URL: ..."): scripts want the status, so it leads the message.
+        if remote, let status = Self.httpStatus(in: error.debug ?? "") {
+            message = "HTTP \(status): \(message)"
+        }
         switch error.domain {
         case .resource where error.isResourceNotFound:
             self.init(remote ? .networkError : .notFound, message)
@@ -18,5 +23,20 @@ extension APIError {
         default:
             self.init(.pipelineError, message)
         }
+    }
+
+    /// The first " (NNN)" with NNN an HTTP error status. The space tells it from a source
+    /// line number in the same debug text ("gstsouphttpsrc.c(512): ...").
+    static func httpStatus(in text: String) -> Int? {
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "(") {
+            let digits = rest[rest.index(after: open)...].prefix(4)
+            let afterSpace = open > rest.startIndex && rest[rest.index(before: open)] == " "
+            if afterSpace, digits.count == 4, digits.last == ")", let code = Int(digits.dropLast()), (400..<600).contains(code) {
+                return code
+            }
+            rest = rest[rest.index(after: open)...]
+        }
+        return nil
     }
 }

@@ -17,8 +17,16 @@ extension Player {
         session.masterFetch = fetcher.get(session.source.playbackURI) { [weak self] result in
             guard let self, let session = self.session, session.id == id else { return }
             session.masterFetch = nil
-            guard case .success(let resource) = result, Self.looksLikeHLS(resource) else { return }
-            self.adoptPlaylist(resource, in: session)
+            switch result {
+            case .success(let resource):
+                if Self.looksLikeHLS(resource) { self.adoptPlaylist(resource, in: session) }
+            case .failure(let failure):
+                // The server's own answer is clearer than what the pipeline reports for it
+                // ("Not Found" without a status), so an HTTP error fails the open at once.
+                guard let status = failure.status, status >= 400, !self.machine.prerolled else { return }
+                self.log.warning("source request failed", ["uri": session.source.info.uri, "status": "\(status)"])
+                self.feed(.failed(APIError(.networkError, "HTTP \(status) for \(session.source.info.uri)")))
+            }
         }
     }
 

@@ -82,6 +82,16 @@ final class HLSPlaybackTests: XCTestCase {
         XCTAssertEqual(variants(s).count, 3)
     }
 
+    func testHTTPErrorsAreNetworkErrorsWithTheStatus() throws {
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/missing/master.m3u8"])
+        XCTAssertEqual(status, 422, "\(s)")
+        XCTAssertEqual(s.errorCode, "network_error")
+        XCTAssertTrue(((s["error"] as? [String: Any])?["message"] as? String ?? "").contains("404"), "\(s)")
+        // The daemon goes on: the real ladder plays next.
+        let (again, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(again, 200)
+    }
+
     func testAlternateAudioRenditions() throws {
         let (status, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
         XCTAssertEqual(status, 200)
