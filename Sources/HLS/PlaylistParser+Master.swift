@@ -21,12 +21,7 @@ extension PlaylistParser {
                 pendingStreamInf = nil
             case let .tag(name, value):
                 if let common = try commonTag(name, value, line: line.number) {
-                    switch common {
-                    case let .version(v): playlist.version = v
-                    case .independentSegments: playlist.independentSegments = true
-                    case let .start(s): playlist.start = s
-                    case .handled: break
-                    }
+                    common.apply(to: &playlist)
                     continue
                 }
                 switch name {

@@ -70,6 +70,16 @@ struct PlaylistParser {
         case independentSegments
         case start(StartOffset)
         case handled
+
+        /// Records the tag on either kind of playlist.
+        func apply<P: CommonPlaylistFields>(to playlist: inout P) {
+            switch self {
+            case let .version(v): playlist.version = v
+            case .independentSegments: playlist.independentSegments = true
+            case let .start(s): playlist.start = s
+            case .handled: break
+            }
+        }
     }
 
     /// Handles the tags common to both kinds; nil for any other tag.
@@ -92,3 +102,13 @@ struct PlaylistParser {
         }
     }
 }
+
+/// What master and media playlists share: the tags `commonTag` handles.
+protocol CommonPlaylistFields {
+    var version: Int? { get set }
+    var independentSegments: Bool { get set }
+    var start: StartOffset? { get set }
+}
+
+extension MasterPlaylist: CommonPlaylistFields {}
+extension MediaPlaylist: CommonPlaylistFields {}

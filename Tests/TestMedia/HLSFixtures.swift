@@ -176,31 +176,11 @@ public enum HLSFixtures {
         "\(folder)/" + String(format: "segment%05d.ts", index)
     }
 
-    /// Like `FixtureStore.cached`, for a folder: `generate` fills a scratch folder that is
-    /// renamed only on success, so a folder that exists is complete.
+    /// Like `FixtureStore.cached`, for a folder: a folder that exists is complete.
     private static func cachedDirectory(
         _ name: String, fixture: String, generate: (URL) throws -> Void
     ) throws -> URL {
-        FixtureStore.lock.lock()
-        defer { FixtureStore.lock.unlock() }
-        let fileManager = FileManager.default
-        let final = FixtureStore.directory.appendingPathComponent(name, isDirectory: true)
-        if fileManager.fileExists(atPath: final.path) { return final }
-
-        let scratch = FixtureStore.directory.appendingPathComponent("partial-\(name)", isDirectory: true)
-        do {
-            try? fileManager.removeItem(at: scratch)
-            try fileManager.createDirectory(at: scratch, withIntermediateDirectories: true)
-            try generate(scratch)
-            try fileManager.moveItem(at: scratch, to: final)
-        } catch let error as MediaFixtureError {
-            try? fileManager.removeItem(at: scratch)
-            throw error
-        } catch {
-            try? fileManager.removeItem(at: scratch)
-            throw MediaFixtureError(fixture: fixture, message: "\(error)", stderr: "")
-        }
-        return final
+        try FixtureStore.cached(name, fixture: fixture, isDirectory: true, generate: generate)
     }
 
     private static func readBandwidths(_ master: URL) throws -> [Int] {

@@ -132,22 +132,24 @@ enum FixtureStore {
     /// produced it yet. `generate` writes to a scratch path that is renamed only on
     /// success, so a failed or interrupted run never leaves a file that looks cached.
     /// `generate` must not call back into `cached` (the lock is not reentrant).
+    /// With `isDirectory`, `generate` fills a scratch folder instead of writing a file.
     static func cached(
-        _ name: String, fixture: String, generate: (URL) throws -> Void
+        _ name: String, fixture: String, isDirectory: Bool = false, generate: (URL) throws -> Void
     ) throws -> URL {
         lock.lock()
         defer { lock.unlock() }
         let fileManager = FileManager.default
-        let final = directory.appendingPathComponent(name)
+        let final = directory.appendingPathComponent(name, isDirectory: isDirectory)
         if fileManager.fileExists(atPath: final.path) { return final }
 
-        let scratch = directory.appendingPathComponent("partial-\(name)")
+        let scratch = directory.appendingPathComponent("partial-\(name)", isDirectory: isDirectory)
         do {
             try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
             try? fileManager.removeItem(at: scratch)
+            if isDirectory { try fileManager.createDirectory(at: scratch, withIntermediateDirectories: true) }
             try generate(scratch)
             let size = (try? fileManager.attributesOfItem(atPath: scratch.path)[.size] as? Int) ?? 0
-            guard size > 0 else {
+            guard isDirectory || size > 0 else {
                 throw MediaFixtureError(fixture: fixture, message: "generator wrote no data", stderr: "")
             }
             try fileManager.moveItem(at: scratch, to: final)
