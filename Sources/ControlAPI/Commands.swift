@@ -66,6 +66,21 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     public var userId: String?
     /// A hint for URIs whose kind cannot be told from their text.
     public var kind: SourceKind?
+    /// Sent on every request of an http(s) session (master, playlists, segments, keys).
+    public var referer: String?
+    public var userAgent: String?
+    /// Sent on key requests only (EXT-X-KEY URIs), on top of `headers`.
+    public var keyHeaders: [String: String]?
+
+    /// `headers` with `referer` and `userAgent` folded in.
+    public var requestHeaders: [String: String] {
+        var all = headers ?? [:]
+        if let referer { all["Referer"] = referer }
+        if let userAgent { all["User-Agent"] = userAgent }
+        return all
+    }
+
+    public var needsRequestHeaders: Bool { !requestHeaders.isEmpty || !(keyHeaders ?? [:]).isEmpty }
 
     public init(uri: String, start: Double? = nil, autoplay: Bool? = nil) {
         self.uri = uri
@@ -75,7 +90,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         try UnknownKeys.reject(in: decoder, allowed: ["uri", "start", "autoplay", "headers", "timeshift", "subtitle",
-                                                      "contentId", "userId", "kind"])
+                                                      "contentId", "userId", "kind", "referer", "userAgent", "keyHeaders"])
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uri = try c.decode(String.self, forKey: .uri)
         start = try c.decodeIfPresent(Double.self, forKey: .start)
@@ -86,15 +101,19 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         contentId = try c.decodeIfPresent(String.self, forKey: .contentId)
         userId = try c.decodeIfPresent(String.self, forKey: .userId)
         kind = try c.decodeIfPresent(SourceKind.self, forKey: .kind)
+        referer = try c.decodeIfPresent(String.self, forKey: .referer)
+        userAgent = try c.decodeIfPresent(String.self, forKey: .userAgent)
+        keyHeaders = try c.decodeIfPresent([String: String].self, forKey: .keyHeaders)
         guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
         // Contract fields whose features have not landed yet are refused rather than ignored,
         // so a script never believes its headers or timeshift window were applied.
-        for (key, given) in [("headers", headers != nil), ("timeshift", timeshift != nil), ("subtitle", subtitle != nil),
-                             ("userId", userId != nil)] where given {
+        for (key, given) in [("timeshift", timeshift != nil), ("subtitle", subtitle != nil), ("userId", userId != nil)] where given {
             throw APIError(.invalidArgument, "'\(key)' is not supported by this version of Marquee yet")
         }
+        try RequestHeaders.validate(requestHeaders, field: "headers")
+        try RequestHeaders.validate(keyHeaders ?? [:], field: "keyHeaders")
         if let start, !(start.isFinite && start >= 0) {
             throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
         }
@@ -200,5 +219,27 @@ public struct SubtitleRequest: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
+    }
+}
+
+/// Rules for headers a client asks Marquee to send upstream.
+public enum RequestHeaders {
+    /// Hop-by-hop and framing headers belong to each connection, not to the session.
+    static let forbidden: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
+                                         "trailer", "transfer-encoding", "upgrade", "host", "content-length"]
+
+    static func validate(_ headers: [String: String], field: String) throws(APIError) {
+        let token = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for (name, value) in headers {
+            guard !name.isEmpty, name.allSatisfy({ token.contains($0) }) else {
+                throw APIError(.invalidArgument, "'\(field)': '\(name)' is not a valid header name")
+            }
+            guard !forbidden.contains(name.lowercased()) else {
+                throw APIError(.invalidArgument, "'\(field)': '\(name)' is a hop-by-hop header and cannot be set")
+            }
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw APIError(.invalidArgument, "'\(field)': the value of '\(name)' contains a line break")
+            }
+        }
     }
 }

@@ -24,11 +24,16 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 @GLibActor
 public final class HTTPFetcher {
     private let session: UnsafeMutablePointer<SoupSession>
-    /// Bodies above this are refused: a playlist or a key is never this big.
-    public nonisolated static let maxBodyBytes = 8 << 20
+    private let userAgent: String
+    /// Bodies above this are refused. Playlists and keys are tiny; the proxy fetches whole
+    /// segments, and a 6 s segment at 40 Mb/s is 30 MB.
+    public nonisolated static let maxBodyBytes = 64 << 20
 
     public init(userAgent: String = "marquee", timeoutSeconds: UInt32 = 15) {
-        session = csoup_session_new(userAgent, timeoutSeconds)!  // only fails out of memory
+        // No session-wide user agent: libsoup would put it over a client's own User-Agent,
+        // so each request carries ours only when the session did not ask for another.
+        session = csoup_session_new(nil, timeoutSeconds)!  // only fails out of memory
+        self.userAgent = userAgent
     }
 
     /// GETs `url` with extra request `headers` (validated by the caller: no CR/LF).
@@ -43,6 +48,9 @@ public final class HTTPFetcher {
         }
         let requestHeaders = soup_message_get_request_headers(message)
         for (name, value) in headers { soup_message_headers_replace(requestHeaders, name, value) }
+        if !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) {
+            soup_message_headers_replace(requestHeaders, "User-Agent", userAgent)
+        }
         let request = PendingFetch(message: message, url: url, completion: completion)
         handle.cancellable = request.cancellable
         soup_session_send_and_read_async(session, message, G_PRIORITY_DEFAULT, request.cancellable, { source, result, data in

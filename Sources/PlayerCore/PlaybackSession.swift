@@ -28,6 +28,9 @@ final class PlaybackSession {
     /// Sees hlsdemux2 as playbin3 creates it, to pin a variant before its first segment.
     private var setupHook: ElementSetupHook?
     var masterFetch: FetchHandle?
+    /// The header proxy's session, when the open asked for request headers.
+    var proxyToken: String?
+    var requestHeaders: [String: String] = [:]
     var defaultRenditionApplied = false
 
     init(id: Int, source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,

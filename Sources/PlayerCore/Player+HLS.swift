@@ -14,7 +14,7 @@ extension Player {
     /// its response (`#EXTM3U` or an mpegurl content type), not by its suffix.
     func probeForHLS(_ session: PlaybackSession) {
         let id = session.id
-        session.masterFetch = fetcher.get(session.source.playbackURI) { [weak self] result in
+        session.masterFetch = fetcher.get(session.source.sourceURI, headers: session.requestHeaders) { [weak self] result in
             guard let self, let session = self.session, session.id == id else { return }
             session.masterFetch = nil
             switch result {
@@ -99,7 +99,8 @@ extension Player {
 
     /// hlsdemux2 reports each download; the URL tells which variant it came from.
     func noteDownload(_ fields: [String: String], in session: PlaybackSession) {
-        guard let ladder = session.ladder, let uri = fields["uri"],
+        guard let ladder = session.ladder, let reported = fields["uri"],
+              case let uri = session.proxyToken == nil ? reported : proxy.origin(of: reported),
               let entry = ladder.entry(forDownloaded: uri), entry.variant.id != session.variantState.current else { return }
         session.variantState.current = entry.variant.id
         publish(.variant(session.variantState))

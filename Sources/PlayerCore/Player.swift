@@ -45,6 +45,8 @@ public final class Player {
 
     /// Fetches HLS master playlists (and later keys) on the GLib loop.
     let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
+    /// Carries per-session request headers to hlsdemux2's requests; started on first use.
+    lazy var proxy = LoopbackProxy(fetcher: fetcher)
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -94,13 +96,29 @@ public final class Player {
     }
 
     private func open(_ request: OpenRequest) throws(APIError) {
-        let resolved = try configuration.resolver.resolve(request)
+        var resolved = try configuration.resolver.resolve(request)
+        var proxyToken: String?
+        if request.needsRequestHeaders {
+            guard !resolved.isLocalFile && !resolved.isDemo else {
+                throw APIError(.invalidArgument, "'headers', 'referer', 'userAgent' and 'keyHeaders' apply to http(s) sources")
+            }
+            do {
+                let token = try proxy.register(.init(headers: request.requestHeaders, keyHeaders: request.keyHeaders ?? [:]))
+                proxyToken = token
+                resolved.originURI = resolved.playbackURI
+                resolved.playbackURI = proxy.url(for: resolved.playbackURI, token: token)
+            } catch {
+                throw APIError(.pipelineError, "cannot start the header proxy: \(error)")
+            }
+        }
         closeSession()
         sessionCount += 1
         let sessionID = sessionCount
         let newSession = try PlaybackSession(id: sessionID, source: resolved, sinks: configuration.sinks, settings: settings) { [weak self] event in
             self?.handle(event, fromSession: sessionID)
         }
+        newSession.proxyToken = proxyToken
+        newSession.requestHeaders = request.requestHeaders
         session = newSession
         lastSource = resolved.info
         stats.opens += 1
@@ -327,6 +345,7 @@ public final class Player {
 
     private func closeSession() {
         guard session != nil else { return }
+        if let token = session?.proxyToken { proxy.unregister(token) }
         session?.close()
         session = nil  // the last reference: the pipeline is freed here
         // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;

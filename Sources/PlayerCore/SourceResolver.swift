@@ -5,12 +5,17 @@ import Foundation
 public struct ResolvedSource: Sendable, Equatable {
     /// The URI set on playbin3's `uri` property: a property value, never pipeline text.
     public var playbackURI: String
+    /// The source's own URL when `playbackURI` goes through the header proxy.
+    public var originURI: String?
     public var info: SourceInfo
     /// The built-in demo paints a clock over the test pattern.
     public var isDemo: Bool
 
     /// A file on this machine: never live, and it opens in well under a second.
     public var isLocalFile: Bool { playbackURI.hasPrefix("file:") }
+
+    /// Where the source really is (for the daemon's own requests).
+    public var sourceURI: String { originURI ?? playbackURI }
 }
 
 /// Turns a user's `uri` (a URI or a plain path) into a playable source, or a clear error.

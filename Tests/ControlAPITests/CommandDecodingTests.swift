@@ -45,7 +45,17 @@ final class CommandDecodingTests: XCTestCase {
                 $0.kind = .hls
             }),
         // Contract fields whose features have not landed are refused, not ignored.
-        Row("open", #"{"uri": "a.m3u8", "headers": {"Referer": "https://a.example/"}}"#, fail(.invalidArgument, "'headers'")),
+        Row("open", #"{"uri": "a.m3u8", "headers": {"X-Token": "t"}, "referer": "https://a.example/", "userAgent": "UA/1", "keyHeaders": {"Authorization": "Bearer k"}}"#,
+            opening {
+                $0.uri = "a.m3u8"
+                $0.headers = ["X-Token": "t"]
+                $0.referer = "https://a.example/"
+                $0.userAgent = "UA/1"
+                $0.keyHeaders = ["Authorization": "Bearer k"]
+            }),
+        Row("open", #"{"uri": "a.m3u8", "headers": {"Host": "evil"}}"#, fail(.invalidArgument, "'Host'")),
+        Row("open", #"{"uri": "a.m3u8", "headers": {"Bad Name": "x"}}"#, fail(.invalidArgument, "'Bad Name'")),
+        Row("open", #"{"uri": "a.m3u8", "keyHeaders": {"X": "a\nb"}}"#, fail(.invalidArgument, "'keyHeaders'")),
         Row("open", #"{"uri": "a.m3u8", "timeshift": {"window": 300}}"#, fail(.invalidArgument, "'timeshift'")),
         Row("open", #"{"uri": "a.m3u8", "subtitle": "https://cdn.example/en.vtt"}"#, fail(.invalidArgument, "'subtitle'")),
         Row("open", #"{"uri": "a.m3u8", "userId": "u-1"}"#, fail(.invalidArgument, "'userId'")),

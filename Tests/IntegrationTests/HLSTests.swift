@@ -92,6 +92,27 @@ final class HLSPlaybackTests: XCTestCase {
         XCTAssertEqual(again, 200)
     }
 
+    func testSessionHeadersGoOnEveryRequest() throws {
+        let body: [String: Any] = ["uri": server.baseURL + "/" + ladder.masterPath, "headers": ["X-Session": "s-1"],
+                                   "referer": "https://portal.example/watch", "userAgent": "MarqueeTest/1.0"]
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=20", body)
+        XCTAssertEqual(status, 200, "\(s)")
+        _ = try daemon.waitFor("the ladder", timeout: 10) { self.variants($0).count == 3 }
+        usleep(500_000)
+        let seen = server.requests
+        XCTAssertTrue(seen.contains { $0.path.hasSuffix(".ts") } && seen.contains { $0.path.hasSuffix("index.m3u8") }, "\(seen.map(\.path))")
+        for request in seen {
+            XCTAssertEqual(request.headers["x-session"], "s-1", request.path)
+            XCTAssertEqual(request.headers["referer"], "https://portal.example/watch", request.path)
+            XCTAssertEqual(request.headers["user-agent"], "MarqueeTest/1.0", request.path)
+        }
+        // A hop-by-hop header or a line break is refused.
+        var r = try daemon.client.post("/v1/player/open", json: ["uri": server.baseURL + "/" + ladder.masterPath, "headers": ["Connection": "close"]])
+        XCTAssertEqual(r.status, 400)
+        r = try daemon.client.post("/v1/player/open", json: ["uri": server.baseURL + "/" + ladder.masterPath, "headers": ["X-A": "a\r\nX-B: b"]])
+        XCTAssertEqual(r.status, 400)
+    }
+
     func testAlternateAudioRenditions() throws {
         let (status, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
         XCTAssertEqual(status, 200)
@@ -123,10 +144,15 @@ final class EncryptedHLSTests: XCTestCase {
         defer { server.stop() }
         let daemon = try Daemon()
         defer { XCTAssertEqual(daemon.stop(), 0) }
-        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + stream.masterPath])
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=20",
+                                          ["uri": server.baseURL + "/" + stream.masterPath, "keyHeaders": ["Authorization": "Bearer key-token"]])
         XCTAssertEqual(status, 200, "\(s)")
         usleep(1_000_000)
         XCTAssertEqual(try daemon.snapshot().state, "playing")
-        XCTAssertTrue(server.requests.contains { $0.path.hasSuffix("key.bin") }, "\(server.requests.map(\.path))")
+        let keyRequests = server.requests.filter { $0.path.hasSuffix("key.bin") }
+        XCTAssertFalse(keyRequests.isEmpty, "\(server.requests.map(\.path))")
+        // The key server's token goes to key requests only.
+        XCTAssertTrue(keyRequests.allSatisfy { $0.headers["authorization"] == "Bearer key-token" })
+        XCTAssertTrue(server.requests.filter { $0.path.hasSuffix(".ts") }.allSatisfy { $0.headers["authorization"] == nil })
     }
 }

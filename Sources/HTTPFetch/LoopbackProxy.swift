@@ -1,0 +1,141 @@
+import CSoup
+import Foundation
+import GLibRuntime
+
+/// Sends per-session request headers on every request a player makes. hlsdemux2 (GStreamer
+/// 1.22) downloads playlists, segments and keys with its own client and has no property for
+/// request headers, so a session that needs them plays through this proxy on 127.0.0.1:
+/// playlists come back with every URI rewritten to point here, and each request goes to the
+/// origin with the session's headers (plus its key headers for EXT-X-KEY URIs).
+///
+/// Each request is fetched whole before it is answered: simple, but it adds a segment's
+/// download time to its delivery, and hlsdemux2 measures loopback speed rather than the
+/// origin's, so adaptive mode may pick higher variants than the network sustains.
+/// GLib thread only.
+@GLibActor
+public final class LoopbackProxy {
+    public struct Session: Sendable {
+        public var headers: [String: String]
+        public var keyHeaders: [String: String]
+        public init(headers: [String: String], keyHeaders: [String: String]) {
+            self.headers = headers
+            self.keyHeaders = keyHeaders
+        }
+    }
+
+    private var server: UnsafeMutablePointer<SoupServer>?
+    private var baseURL = ""
+    private var sessions: [String: Session] = [:]
+    private let fetcher: HTTPFetcher
+
+    public init(fetcher: HTTPFetcher) {
+        self.fetcher = fetcher
+    }
+
+    /// Starts the listener on first use. Returns the token that names the session.
+    public func register(_ session: Session) throws -> String {
+        try startIfNeeded()
+        let token = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        sessions[token] = session
+        return token
+    }
+
+    public func unregister(_ token: String) {
+        sessions[token] = nil
+    }
+
+    /// The proxy URL that fetches `origin` for the session.
+    public func url(for origin: String, token: String, isKey: Bool = false) -> String {
+        let encoded = Data(origin.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return "\(baseURL)/\(isKey ? "k" : "p")/\(token)/\(encoded)"
+    }
+
+    /// The origin URL behind a proxy URL, or the URL itself when it is not one of ours.
+    public func origin(of url: String) -> String {
+        guard url.hasPrefix(baseURL + "/"), let (_, _, origin) = Self.parse(path: String(url.dropFirst(baseURL.count))) else { return url }
+        return origin
+    }
+
+    private static func parse(path: String) -> (isKey: Bool, token: String, origin: String)? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 3, parts[0] == "p" || parts[0] == "k" else { return nil }
+        var b64 = parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard let data = Data(base64Encoded: b64), let origin = String(data: data, encoding: .utf8) else { return nil }
+        return (parts[0] == "k", String(parts[1]), origin)
+    }
+
+    private func startIfNeeded() throws {
+        guard server == nil else { return }
+        guard let server = csoup_server_new() else { throw FetchError(message: "cannot create the proxy server") }
+        let box = Unmanaged.passRetained(ProxyBox(self)).toOpaque()
+        soup_server_add_handler(server, "/", { _, msg, path, _, data in
+            let box = Unmanaged<ProxyBox>.fromOpaque(data!).takeUnretainedValue()
+            let path = path.map { String(cString: $0) } ?? "/"
+            GLibActor.assumeIsolated { box.proxy?.handle(msg!, path: path) }
+        }, box, { Unmanaged<ProxyBox>.fromOpaque($0!).release() })
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
+              let uris = soup_server_get_uris(server), let first = uris.pointee.data else {
+            if let error { g_error_free(error) }
+            g_object_unref(UnsafeMutableRawPointer(server))
+            throw FetchError(message: "cannot listen on 127.0.0.1 for the proxy")
+        }
+        let port = g_uri_get_port(OpaquePointer(first))
+        g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
+        self.server = server
+        baseURL = "http://127.0.0.1:\(port)"
+    }
+
+    private func handle(_ msg: OpaquePointer, path: String) {
+        guard let (isKey, token, origin) = Self.parse(path: path), let session = sessions[token] else {
+            soup_server_message_set_status(msg, 404, nil)
+            return
+        }
+        var headers = session.headers
+        if isKey { headers.merge(session.keyHeaders) { _, key in key } }
+        g_object_ref(UnsafeMutableRawPointer(msg))
+        soup_server_message_pause(msg)
+        fetcher.get(origin, headers: headers) { [weak self] result in
+            defer {
+                soup_server_message_unpause(msg)
+                g_object_unref(UnsafeMutableRawPointer(msg))
+            }
+            switch result {
+            case .failure(let failure):
+                soup_server_message_set_status(msg, UInt32(failure.status ?? 502), nil)
+            case .success(let resource):
+                var body = resource.body
+                var type = resource.contentType ?? "application/octet-stream"
+                if let self, isPlaylist(resource), let text = String(data: body, encoding: .utf8),
+                   let base = URL(string: resource.finalURL) {
+                    body = Data(PlaylistRewriter.rewrite(text, base: base) { self.url(for: $0, token: token, isKey: $1) }.utf8)
+                    type = "application/vnd.apple.mpegurl"
+                }
+                soup_server_message_set_status(msg, UInt32(resource.status), nil)
+                body.withUnsafeBytes { bytes in
+                    soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY,
+                                                     bytes.baseAddress?.assumingMemoryBound(to: CChar.self), UInt(bytes.count))
+                }
+            }
+        }
+    }
+
+    isolated deinit {
+        if let server {
+            soup_server_disconnect(server)
+            g_object_unref(UnsafeMutableRawPointer(server))
+        }
+    }
+}
+
+private func isPlaylist(_ resource: FetchedResource) -> Bool {
+    (resource.contentType?.lowercased().contains("mpegurl") ?? false) || resource.body.starts(with: Array("#EXTM3U".utf8))
+}
+
+private final class ProxyBox {
+    @GLibActor weak var proxy: LoopbackProxy?
+    @GLibActor init(_ proxy: LoopbackProxy) { self.proxy = proxy }
+}

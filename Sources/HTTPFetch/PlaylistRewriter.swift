@@ -1,0 +1,37 @@
+import Foundation
+
+/// Rewrites every URI of an HLS playlist (URI lines and `URI="..."` attributes) through
+/// `map(absoluteURL, isKey)`, resolving relative URIs against `base` first. Pure text work:
+/// the playlist's meaning is untouched.
+enum PlaylistRewriter {
+    static func rewrite(_ text: String, base: URL, map: (String, Bool) -> String) -> String {
+        var out: [String] = []
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine)
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty {
+                out.append(line)
+            } else if trimmed.hasPrefix("#") {
+                let isKey = trimmed.hasPrefix("#EXT-X-KEY") || trimmed.hasPrefix("#EXT-X-SESSION-KEY")
+                out.append(rewriteAttributeURI(line, base: base, isKey: isKey, map: map))
+            } else {
+                out.append(map(resolve(trimmed, base: base), false))
+            }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    private static func rewriteAttributeURI(_ line: String, base: URL, isKey: Bool, map: (String, Bool) -> String) -> String {
+        guard let start = line.range(of: "URI=\"") else { return line }
+        let rest = line[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return line }
+        let uri = String(rest[..<end])
+        // Key formats other than a URL (e.g. "skd://" or data URIs) are left alone.
+        guard !uri.hasPrefix("data:") else { return line }
+        return String(line[..<start.upperBound]) + map(resolve(uri, base: base), isKey) + String(rest[end...])
+    }
+
+    static func resolve(_ uri: String, base: URL) -> String {
+        URL(string: uri, relativeTo: base)?.absoluteURL.absoluteString ?? uri
+    }
+}
