@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "TestMedia", dependencies: [], path: "Tests/TestMedia"),
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
+        .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch"]),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "HLS"]),
         .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "TestMedia"]),

@@ -6,8 +6,10 @@ import Foundation
 enum PlaylistRewriter {
     static func rewrite(_ text: String, base: URL, map: (String, Bool) -> String) -> String {
         var out: [String] = []
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine)
+        // Split on Character newlines: "\r\n" is one Character in Swift, so splitting on "\n"
+        // alone would leave CRLF playlists in one piece.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let line = String(rawLine)
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty {
                 out.append(line)
