@@ -113,6 +113,26 @@ final class HLSPlaybackTests: XCTestCase {
         XCTAssertEqual(r.status, 400)
     }
 
+    func testSeekingInVOD() throws {
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(status, 200, "\(s)")
+        let duration = try XCTUnwrap(try daemon.waitFor("a duration", timeout: 10) { $0["duration"] is Double })["duration"] as? Double
+        XCTAssertEqual(try XCTUnwrap(duration), 8, accuracy: 0.5)
+        let (seekStatus, landed) = try daemon.post("/v1/player/seek?wait=playing&timeout=20", ["position": 5.5, "exact": true])
+        XCTAssertEqual(seekStatus, 200, "\(landed)")
+        XCTAssertEqual(try XCTUnwrap(landed.position), 5.5, accuracy: 0.3)
+    }
+
+    func testMissingSegmentIsANetworkErrorAndTheNextOpenWorks() throws {
+        for folder in ["v0", "v1", "v2"] { server.respond(to: "/\(folder)/segment00002.ts", with: 404) }
+        let (status, s) = try daemon.post("/v1/player/open?wait=ended&timeout=30", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(status, 422, "\(s)")
+        XCTAssertEqual(s.errorCode, "network_error")
+        server.clearFaults()
+        let (again, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(again, 200)
+    }
+
     func testAlternateAudioRenditions() throws {
         let (status, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
         XCTAssertEqual(status, 200)
