@@ -9,6 +9,8 @@ public struct FetchedResource: Sendable {
     public var body: Data
     /// The URL after redirects: relative URIs in a playlist resolve against it.
     public var finalURL: String
+    /// For a 206 answer to a Range request.
+    public var contentRange: String?
 }
 
 public struct FetchError: Error, Sendable, CustomStringConvertible {
@@ -121,6 +123,8 @@ private final class PendingFetch {
             defer { g_free(p) }
             return String(cString: p)
         } ?? url
-        return .success(FetchedResource(status: status, contentType: contentType, body: body, finalURL: finalURL))
+        let contentRange = soup_message_headers_get_one(responseHeaders, "Content-Range").map { String(cString: $0) }
+        return .success(FetchedResource(status: status, contentType: contentType, body: body, finalURL: finalURL,
+                                        contentRange: contentRange))
     }
 }

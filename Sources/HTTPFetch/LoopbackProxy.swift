@@ -96,6 +96,10 @@ public final class LoopbackProxy {
         }
         var headers = session.headers
         if isKey { headers.merge(session.keyHeaders) { _, key in key } }
+        // EXT-X-BYTERANGE segments are fetched with Range: pass it on, and the 206 back.
+        if let range = soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Range") {
+            headers["Range"] = String(cString: range)
+        }
         g_object_ref(UnsafeMutableRawPointer(msg))
         soup_server_message_pause(msg)
         fetcher.get(origin, headers: headers) { [weak self] result in
@@ -115,6 +119,9 @@ public final class LoopbackProxy {
                     type = "application/vnd.apple.mpegurl"
                 }
                 soup_server_message_set_status(msg, UInt32(resource.status), nil)
+                if let range = resource.contentRange {
+                    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Content-Range", range)
+                }
                 body.withUnsafeBytes { bytes in
                     soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY,
                                                      bytes.baseAddress?.assumingMemoryBound(to: CChar.self), UInt(bytes.count))
