@@ -17,16 +17,14 @@ import http.server
 import math
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (DEFAULT_MARQUEE, BenchError, Marquee, Mpv, Processes, Series,  # noqa: E402
+from run import (DEFAULT_MARQUEE, BenchError, Marquee, Mpv, Processes, Series, run_guarded,  # noqa: E402
                  log_tail, ms, platform_line, print_table, step, verdict)
 
 SEGMENT_SECONDS = 1
@@ -285,25 +283,7 @@ def run(args, procs: Processes, tmp: Path) -> None:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    procs = Processes()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    tmp_dir = tempfile.mkdtemp(prefix="marquee-hls-bench-")
-    tmp = Path(tmp_dir)
-    try:
-        run(args, procs, tmp)
-        return 0
-    except BenchError as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        log = tmp / "marquee.log"
-        if log.exists():
-            print(f"--- marquee log (tail) ---\n{log_tail(log)}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("bench: interrupted", file=sys.stderr)
-        return 130
-    finally:
-        procs.cleanup()
-        shutil.rmtree(tmp_dir, ignore_errors=True)
+    return run_guarded("marquee-hls-bench-", lambda procs, tmp: run(args, procs, tmp))
 
 
 if __name__ == "__main__":

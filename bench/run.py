@@ -1010,16 +1010,15 @@ def step(text: str) -> None:
     print(f"[bench] {text}", file=sys.stderr, flush=True)
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
+def run_guarded(tmp_prefix: str, body) -> int:
+    """Runs body(procs, tmp) with what every benchmark needs around it: a temporary folder,
+    SIGTERM as an exit, the daemon's log on failure, and every child ended by pid."""
     procs = Processes()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    tmp_dir = tempfile.mkdtemp(prefix="marquee-bench-")
+    tmp_dir = tempfile.mkdtemp(prefix=tmp_prefix)
     tmp = Path(tmp_dir)
     try:
-        res = run(args, procs, tmp)
-        if args.json:
-            args.json.write_text(json.dumps(jsonable(res), indent=2))
+        body(procs, tmp)
         return 0
     except BenchError as exc:
         print(f"bench: {exc}", file=sys.stderr)
@@ -1033,6 +1032,17 @@ def main(argv: list[str]) -> int:
     finally:
         procs.cleanup()
         shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+
+    def body(procs: Processes, tmp: Path) -> None:
+        res = run(args, procs, tmp)
+        if args.json:
+            args.json.write_text(json.dumps(jsonable(res), indent=2))
+
+    return run_guarded("marquee-bench-", body)
 
 
 if __name__ == "__main__":

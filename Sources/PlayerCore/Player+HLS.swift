@@ -66,7 +66,7 @@ extension Player {
 
     /// POST /v1/player/variant
     func selectVariant(_ request: VariantRequest) throws(APIError) {
-        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        let session = try requireSource()
         guard let ladder = session.ladder else {
             // Only HLS masters have variants; "auto" is always the (already active) default.
             guard request.id == "auto" else { throw APIError(.unknownVariant, "no variant '\(request.id)' (this source lists none)") }

@@ -91,8 +91,11 @@ public final class Player {
         return snapshot()
     }
 
-    private func requireSource() throws(APIError) {
-        guard session != nil else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+    /// The loaded session, or `409 no_source`.
+    @discardableResult
+    func requireSource() throws(APIError) -> PlaybackSession {
+        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        return session
     }
 
     private func open(_ request: OpenRequest) throws(APIError) {
@@ -153,7 +156,7 @@ public final class Player {
     }
 
     private func seek(_ request: SeekRequest) throws(APIError) {
-        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        let session = try requireSource()
         if machine.prerolled, machine.isLive || session.playbin.querySeekable() == nil {
             throw APIError(.notSeekable, "this source cannot seek")
         }
@@ -211,7 +214,7 @@ public final class Player {
     }
 
     private func select(_ id: String, kind: MediaStream.Kind) throws(APIError) {
-        guard let session else { throw APIError(.noSource, "nothing is loaded: open a source first") }
+        let session = try requireSource()
         guard let stream = TrackList.stream(for: id, kind: kind, in: session.streams) else {
             throw APIError(.unknownTrack, "no \(kind == .text ? "subtitle" : kind.rawValue) track '\(id)'")
         }
