@@ -1,9 +1,10 @@
 import ControlAPI
 import Foundation
+import GStreamerKit
 import HLS
 
 /// What Marquee knows of an HLS master playlist: the variants in bandwidth order with short
-/// stable ids ("v1" is the lowest), and the alternate audio renditions.
+/// stable ids ("v1" is the lowest), and the alternate audio and subtitle renditions.
 struct HLSLadder: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         var variant: Variant
@@ -11,7 +12,10 @@ struct HLSLadder: Sendable, Equatable {
         var url: String
     }
 
-    struct AudioRendition: Sendable, Equatable {
+    /// An EXT-X-MEDIA rendition that playbin3 shows as a stream of its own.
+    struct AlternateRendition: Sendable, Equatable {
+        /// `.audio` for TYPE=AUDIO, `.text` for TYPE=SUBTITLES.
+        var kind: MediaStream.Kind
         var name: String
         var language: String?
         var isDefault: Bool
@@ -19,7 +23,8 @@ struct HLSLadder: Sendable, Equatable {
 
     /// In bandwidth order, lowest first.
     var entries: [Entry]
-    var audio: [AudioRendition]
+    /// Audio and subtitle renditions, in playlist order.
+    var renditions: [AlternateRendition]
     /// The variant listed first in the master: where the demuxer starts in automatic mode.
     var firstListedID: String?
 
@@ -38,12 +43,27 @@ struct HLSLadder: Sendable, Equatable {
                          url: v.resolvedURL?.absoluteString ?? v.uri)
         }
         firstListedID = ids[0]
-        audio = master.renditions.filter { $0.type == .audio }.map {
-            AudioRendition(name: $0.name, language: $0.language, isDefault: $0.isDefault)
+        renditions = master.renditions.compactMap { rendition in
+            let kind: MediaStream.Kind
+            switch rendition.type {
+            case .audio: kind = .audio
+            case .subtitles: kind = .text
+            default: return nil  // VIDEO renditions and CLOSED-CAPTIONS are not listed as tracks.
+            }
+            return AlternateRendition(kind: kind, name: rendition.name, language: rendition.language,
+                                      isDefault: rendition.isDefault)
         }
     }
 
     var variants: [Variant] { entries.map(\.variant) }
+
+    func renditions(_ kind: MediaStream.Kind) -> [AlternateRendition] { renditions.filter { $0.kind == kind } }
+
+    /// The rendition behind one of hlsdemux2's streams: it names them "<type>-<NAME>"
+    /// ("audio-French") and gives a language tag only sometimes.
+    func rendition(of stream: MediaStream) -> AlternateRendition? {
+        renditions.first { $0.kind == stream.kind && stream.id.hasSuffix("-\($0.name)") }
+    }
 
     func entry(id: String) -> Entry? { entries.first { $0.variant.id == id } }
 

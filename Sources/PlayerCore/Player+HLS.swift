@@ -106,25 +106,29 @@ extension Player {
         publish(.variant(session.variantState))
     }
 
-    /// hlsdemux2 lists alternate renditions in playlist order; the one marked DEFAULT=YES
-    /// plays at start, as the HLS spec asks. Once, after preroll.
+    /// hlsdemux2 lists alternate renditions in playlist order and decodebin3 picks the
+    /// first of each kind; the HLS spec says the one marked DEFAULT=YES plays at start, and
+    /// subtitles without a DEFAULT=YES rendition stay off (Marquee has no language
+    /// preference to apply AUTOSELECT with). Once, after preroll.
     func applyDefaultRendition(in session: PlaybackSession) {
-        guard let ladder = session.ladder, !session.defaultRenditionApplied,
-              let wanted = ladder.audio.first(where: \.isDefault) else { return }
+        guard let ladder = session.ladder, !session.defaultRenditionApplied else { return }
         session.defaultRenditionApplied = true
-        let audio = session.streams.filter { $0.kind == .audio }
-        guard let stream = audio.first(where: { $0.title == wanted.name }),
-              !currentSelection().contains(stream.id) else { return }
-        sendSelection(currentSelection().filter { id in !audio.contains { $0.id == id } } + [stream.id])
+        var selection = currentSelection()
+        for kind in [MediaStream.Kind.audio, .text] where !ladder.renditions(kind).isEmpty {
+            let ofKind = session.streams.filter { $0.kind == kind }
+            let wanted = ofKind.first { ladder.rendition(of: $0)?.isDefault == true }
+            // Audio with no DEFAULT=YES keeps decodebin3's pick: something must play.
+            if wanted == nil && kind == .audio { continue }
+            selection = selection.filter { id in !ofKind.contains { $0.id == id } } + (wanted.map { [$0.id] } ?? [])
+        }
+        if Set(selection) != Set(currentSelection()) { sendSelection(selection) }
     }
 }
 
 extension HLSLadder {
-    /// Names an alternate rendition's stream after the master playlist: hlsdemux2 gives
-    /// it the stream id "audio-<NAME>" and only sometimes a language tag.
+    /// Names an alternate rendition's stream after the master playlist.
     func describe(_ stream: MediaStream) -> MediaStream {
-        guard stream.kind == .audio,
-              let rendition = audio.first(where: { stream.id.hasSuffix("audio-\($0.name)") }) else { return stream }
+        guard let rendition = rendition(of: stream) else { return stream }
         var described = stream
         described.title = described.title ?? rendition.name
         described.language = described.language ?? rendition.language

@@ -155,6 +155,47 @@ final class HLSPlaybackTests: XCTestCase {
             return tracks.contains { $0["title"] as? String == "French" && $0["selected"] as? Bool == true }
         }
     }
+
+    func testSubtitleRenditionsAreSubtitleTracks() throws {
+        let (status, _) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": server.baseURL + "/" + ladder.masterPath])
+        XCTAssertEqual(status, 200)
+        func subtitles(_ snap: [String: Any]) -> [[String: Any]] {
+            ((snap["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]]) ?? []
+        }
+        let s = try daemon.waitFor("two subtitle renditions", timeout: 10) { subtitles($0).count == 2 }
+        let listed = subtitles(s)
+        XCTAssertEqual(Set(listed.compactMap { $0["title"] as? String }), ["English CC", "Deutsch"])
+        XCTAssertEqual(Set(listed.compactMap { $0["language"] as? String }), ["en", "de"])
+        let english = try XCTUnwrap(listed.first { $0["language"] as? String == "en" })
+        let german = try XCTUnwrap(listed.first { $0["language"] as? String == "de" }?["id"] as? String)
+        _ = try daemon.waitFor("DEFAULT=YES subtitles on at start", timeout: 5) { snap in
+            subtitles(snap).contains { $0["id"] as? String == english["id"] as? String && $0["selected"] as? Bool == true }
+        }
+        let englishFolder = folder(of: try XCTUnwrap(ladder.subtitlePaths["en"]))
+        let germanFolder = folder(of: try XCTUnwrap(ladder.subtitlePaths["de"]))
+        func cues(under folder: String, after since: Date) -> [RecordedRequest] {
+            server.requests.filter { $0.time > since && $0.path.hasPrefix("/" + folder) && $0.path.hasSuffix(".vtt") }
+        }
+        XCTAssertFalse(cues(under: englishFolder, after: .distantPast).isEmpty, "English cues not fetched: \(server.requests.map(\.path))")
+
+        let switchedAt = Date()
+        var r = try daemon.client.post("/v1/player/tracks/subtitle", json: ["id": german])
+        XCTAssertEqual(r.status, 200, r.text)
+        let deadline = Date().addingTimeInterval(8)
+        while cues(under: germanFolder, after: switchedAt).isEmpty && Date() < deadline { usleep(50_000) }
+        XCTAssertFalse(cues(under: germanFolder, after: switchedAt).isEmpty, "no German cues requested after the switch")
+        _ = try daemon.waitFor("Deutsch selected", timeout: 5) { snap in
+            subtitles(snap).contains { $0["id"] as? String == german && $0["selected"] as? Bool == true }
+                && subtitles(snap).filter { $0["selected"] as? Bool == true }.count == 1
+        }
+
+        r = try daemon.client.post("/v1/player/tracks/subtitle", json: ["id": NSNull()])
+        XCTAssertEqual(r.status, 200, r.text)
+        _ = try daemon.waitFor("subtitles off", timeout: 5) { snap in
+            subtitles(snap).count == 2 && subtitles(snap).allSatisfy { $0["selected"] as? Bool == false }
+        }
+        XCTAssertEqual(try daemon.snapshot().state, "playing")
+    }
 }
 
 final class EncryptedHLSTests: XCTestCase {

@@ -10,6 +10,8 @@ final class HLSLadderTests: XCTestCase {
     #EXTM3U
     #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=NO,URI="a/en.m3u8"
     #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="French",LANGUAGE="fr",DEFAULT=YES,URI="a/fr.m3u8"
+    #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Deutsch",LANGUAGE="de",URI="s/de.m3u8"
+    #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="CC1",INSTREAM-ID="CC1"
     #EXT-X-STREAM-INF:BANDWIDTH=1600000,AVERAGE-BANDWIDTH=1500000,RESOLUTION=960x540,FRAME-RATE=30,CODECS="avc1.4d401f,mp4a.40.2",AUDIO="aud"
     v540/index.m3u8
     #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x180,AUDIO="aud"
@@ -51,12 +53,18 @@ final class HLSLadderTests: XCTestCase {
 
     func testRenditionsNameTheirStreams() throws {
         let l = try ladder()
-        XCTAssertEqual(l.audio.map(\.name), ["English", "French"])
-        XCTAssertEqual(l.audio.first(where: \.isDefault)?.name, "French")
+        XCTAssertEqual(l.renditions(.audio).map(\.name), ["English", "French"])
+        XCTAssertEqual(l.renditions(.audio).first(where: \.isDefault)?.name, "French")
         let stream = MediaStream(id: "1234/audio-French", kind: .audio)
         let described = l.describe(stream)
         XCTAssertEqual(described.title, "French")
         XCTAssertEqual(described.language, "fr")
+        XCTAssertEqual(l.renditions(.text).map(\.name), ["Deutsch"], "closed captions are not tracks")
+        let subtitles = l.describe(MediaStream(id: "1234/subtitle-Deutsch", kind: .text))
+        XCTAssertEqual(subtitles.title, "Deutsch")
+        XCTAssertEqual(subtitles.language, "de")
+        // A name is matched with the stream's kind: an audio stream never takes a subtitle's name.
+        XCTAssertNil(l.describe(MediaStream(id: "1234/audio-Deutsch", kind: .audio)).title)
         let video = MediaStream(id: "1234/video", kind: .video)
         XCTAssertEqual(l.describe(video), video)
     }

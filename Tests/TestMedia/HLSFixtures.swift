@@ -12,6 +12,10 @@ public struct HLSLadder: Sendable {
     public let variantPaths: [String]
     /// Language code -> media playlist: "en" -> "audio_en/index.m3u8", "fr" -> "audio_fr/index.m3u8".
     public let audioPaths: [String: String]
+    /// Language code -> WebVTT media playlist: "en" -> "subs_en/index.m3u8" (NAME "English CC",
+    /// DEFAULT=YES), "de" -> "subs_de/index.m3u8" (NAME "Deutsch"). Segments are
+    /// "subs_<lang>/cues00000.vtt", … of two seconds each, one cue per second.
+    public let subtitlePaths: [String: String]
     /// The BANDWIDTH attribute of each variant, in `variantPaths` order (strictly increasing).
     public let bandwidths: [Int]
 }
@@ -50,7 +54,9 @@ public enum HLSFixtures {
     /// 30 frames, each painting a different videotestsrc pattern with its size written
     /// on it): 320x180 ~300 kb/s (ball), 640x360 ~800 kb/s (moving SMPTE bars), 960x540
     /// ~1600 kb/s (moving checkers); plus audio-only AAC-LC 48 kHz stereo renditions in
-    /// group "aud": "English" (en, 440 Hz, DEFAULT=YES) and "French" (fr, 880 Hz).
+    /// group "aud": "English" (en, 440 Hz, DEFAULT=YES) and "French" (fr, 880 Hz); and
+    /// WebVTT subtitle renditions in group "subs": "English CC" (en, DEFAULT=YES) and
+    /// "Deutsch" (de), cues "English cue N" / "Deutsch N" for second N.
     ///
     /// BANDWIDTH is measured from the segment files, MPEG-TS overhead included: the
     /// variant's largest bit rate over one segment plus the largest of the audio
@@ -67,6 +73,8 @@ public enum HLSFixtures {
         ]
         let renditions = [(language: "en", name: "English", frequency: 440),
                           (language: "fr", name: "French", frequency: 880)]
+        let subtitles = [(language: "en", name: "English CC", cue: "English cue"),
+                         (language: "de", name: "Deutsch", cue: "Deutsch")]
         var bandwidths: [Int] = []
         let directory = try cachedDirectory("hls-ladder-\(seconds)s", fixture: fixture) { root in
             let aac = try Pipelines.aacEncoder(fixture: fixture)
@@ -88,6 +96,12 @@ public enum HLSFixtures {
                     + "LANGUAGE=\"\(rendition.language)\",DEFAULT=\(index == 0 ? "YES" : "NO"),"
                     + "AUTOSELECT=YES,URI=\"audio_\(rendition.language)/index.m3u8\"\n"
             }
+            for (index, track) in subtitles.enumerated() {
+                try writeSubtitlePlaylist(seconds: seconds, cue: track.cue, to: root, folder: "subs_\(track.language)")
+                master += "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"\(track.name)\","
+                    + "LANGUAGE=\"\(track.language)\",DEFAULT=\(index == 0 ? "YES" : "NO"),"
+                    + "AUTOSELECT=YES,URI=\"subs_\(track.language)/index.m3u8\"\n"
+            }
             for (index, variant) in variants.enumerated() {
                 let stats = try writeMediaPlaylist(
                     elementaryStreams: [variant.pipeline(seconds: seconds)],
@@ -103,7 +117,7 @@ public enum HLSFixtures {
                 master += "#EXT-X-STREAM-INF:BANDWIDTH=\(peak),"
                     + "AVERAGE-BANDWIDTH=\(stats.averageBitrate + audioAverage),"
                     + "RESOLUTION=\(variant.width)x\(variant.height),FRAME-RATE=30.000,"
-                    + "CODECS=\"\(stats.videoCodec ?? "avc1.42c01e"),\(audioCodec)\",AUDIO=\"aud\"\n"
+                    + "CODECS=\"\(stats.videoCodec ?? "avc1.42c01e"),\(audioCodec)\",AUDIO=\"aud\",SUBTITLES=\"subs\"\n"
                     + "v\(index)/index.m3u8\n"
             }
             try Data(master.utf8).write(to: root.appendingPathComponent("master.m3u8"))
@@ -118,6 +132,9 @@ public enum HLSFixtures {
             variantPaths: variants.indices.map { "v\($0)/index.m3u8" },
             audioPaths: Dictionary(uniqueKeysWithValues: renditions.map {
                 ($0.language, "audio_\($0.language)/index.m3u8")
+            }),
+            subtitlePaths: Dictionary(uniqueKeysWithValues: subtitles.map {
+                ($0.language, "subs_\($0.language)/index.m3u8")
             }),
             bandwidths: bandwidths)
     }
@@ -233,6 +250,26 @@ public enum HLSFixtures {
     /// Muxes `elementaryStreams` (gst-launch fragments ending in a parser) into one
     /// MPEG-TS, cuts it into `folder/segmentNNNNN.ts` (AES-128 encrypted when `key` is
     /// set, with `key.bin` beside them), and writes `folder/index.m3u8`.
+    /// WebVTT segments of two seconds with one cue per second. X-TIMESTAMP-MAP ties cue
+    /// time 0 to MPEG-TS time 0, as segmenters do when the video starts at PTS 0.
+    private static func writeSubtitlePlaylist(seconds: Int, cue: String, to root: URL, folder: String) throws {
+        let output = root.appendingPathComponent(folder, isDirectory: true)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        func stamp(_ second: Int) -> String { String(format: "00:00:%02d.000", second) }
+        var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n"
+            + "#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for (index, start) in stride(from: 0, to: seconds, by: 2).enumerated() {
+            let name = String(format: "cues%05d.vtt", index)
+            var body = "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000\n"
+            for second in start..<min(start + 2, seconds) {
+                body += "\n\(stamp(second)) --> \(stamp(second + 1))\n\(cue) \(second)\n"
+            }
+            try Data(body.utf8).write(to: output.appendingPathComponent(name))
+            playlist += String(format: "#EXTINF:%.3f,\n", Double(min(2, seconds - start))) + name + "\n"
+        }
+        try Data((playlist + "#EXT-X-ENDLIST\n").utf8).write(to: output.appendingPathComponent("index.m3u8"))
+    }
+
     private static func writeMediaPlaylist(
         elementaryStreams: [[String]], to root: URL, folder: String, key: [UInt8]? = nil,
         fixture: String

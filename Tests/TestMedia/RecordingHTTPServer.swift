@@ -490,6 +490,7 @@ private final class ServerCore: @unchecked Sendable {
         let lowered = path.lowercased()
         if lowered.hasSuffix(".m3u8") { return "application/vnd.apple.mpegurl" }
         if lowered.hasSuffix(".ts") { return "video/mp2t" }
+        if lowered.hasSuffix(".vtt") { return "text/vtt" }
         return "application/octet-stream"
     }
 
