@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime"]),
         .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch"]),
-        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GLibRuntime", "CSoup", "Logging"]),
+        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
         .executableTarget(name: "marquee-conformance", dependencies: ["HLS"], path: "Sources/Conformance"),
         .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging"]),

@@ -14,11 +14,25 @@ public enum SourceKind: String, Codable, Sendable {
 public struct SourceInfo: Codable, Sendable, Equatable {
     public var uri: String
     public var kind: SourceKind
+    /// True for sources with no end: `kind` "live", and HLS whose media playlists have no
+    /// EXT-X-ENDLIST (sliding-window or event playlists).
+    public var live: Bool
     public var contentId: String?
-    public init(uri: String, kind: SourceKind, contentId: String? = nil) {
+    public init(uri: String, kind: SourceKind, live: Bool? = nil, contentId: String? = nil) {
         self.uri = uri
         self.kind = kind
+        self.live = live ?? (kind == .live)
         self.contentId = contentId
+    }
+
+    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId }
+
+    /// `live` may be missing (daemons before it existed): then it follows `kind`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(uri: try c.decode(String.self, forKey: .uri), kind: try c.decode(SourceKind.self, forKey: .kind),
+                  live: try c.decodeIfPresent(Bool.self, forKey: .live),
+                  contentId: try c.decodeIfPresent(String.self, forKey: .contentId))
     }
 }
 
@@ -100,9 +114,17 @@ public struct TimeRange: Codable, Sendable, Equatable {
 }
 
 public struct LiveInfo: Codable, Sendable, Equatable {
+    /// The live edge, in the same timeline as `position`.
     public var edge: Double
+    /// Seconds the output is behind the edge.
     public var behind: Double
+    /// Seconds that can be played back from (the edge minus the oldest seekable point).
     public var window: Double
+    public init(edge: Double, behind: Double, window: Double) {
+        self.edge = edge
+        self.behind = behind
+        self.window = window
+    }
 }
 
 public struct ABLoop: Codable, Sendable, Equatable {

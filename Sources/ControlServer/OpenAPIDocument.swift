@@ -191,8 +191,8 @@ enum OpenAPIDocument {
        "ErrorReply":{"type":"object","required":["error"],"additionalProperties":false,"description":"The body of every error reply.","properties":{"error":{"$ref":"#/components/schemas/Error"}}},
        "SourceInfo":{
         "type":"object",
-        "required":["uri","kind"],
-        "properties":{"uri":{"type":"string"},"kind":{"$ref":"#/components/schemas/SourceKind"},"contentId":{"type":"string","description":"Present when the client gave one on open."}}
+        "required":["uri","kind","live"],
+        "properties":{"uri":{"type":"string"},"kind":{"$ref":"#/components/schemas/SourceKind"},"live":{"type":"boolean","description":"True for sources with no end: kind live, and HLS whose media playlists have no EXT-X-ENDLIST."},"contentId":{"type":"string","description":"Present when the client gave one on open."}}
        },
        "Track":{
         "type":"object",

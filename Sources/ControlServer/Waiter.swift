@@ -2,6 +2,7 @@ import CSoup
 import ControlAPI
 import Foundation
 import GLibRuntime
+import HTTPFetch
 import PlayerCore
 
 /// `?wait=STATE&timeout=SECONDS`, validated before the command runs.

@@ -102,8 +102,15 @@ public final class LoopbackProxy {
         }
         g_object_ref(UnsafeMutableRawPointer(msg))
         soup_server_message_pause(msg)
-        fetcher.get(origin, headers: headers) { [weak self] result in
+        // hlsdemux2 cancels downloads on seek and stop: when its request goes away first,
+        // the origin fetch is cancelled and the message is never touched again (libsoup
+        // refuses to unpause a finished message).
+        let exchange = ProxyExchange()
+        exchange.fetch = fetcher.get(origin, headers: headers) { [weak self] result in
+            guard !exchange.clientGone else { return }
+            exchange.responded = true
             defer {
+                g_signal_handler_disconnect(UnsafeMutableRawPointer(msg), exchange.finishedHandler)
                 soup_server_message_unpause(msg)
                 g_object_unref(UnsafeMutableRawPointer(msg))
             }
@@ -128,6 +135,12 @@ public final class LoopbackProxy {
                 }
             }
         }
+        exchange.finishedHandler = connectFinished(msg) {
+            guard !exchange.responded, !exchange.clientGone else { return }
+            exchange.clientGone = true
+            exchange.fetch?.cancel()
+            g_object_unref(UnsafeMutableRawPointer(msg))
+        }
     }
 
     isolated deinit {
@@ -140,6 +153,17 @@ public final class LoopbackProxy {
 
 private func isPlaylist(_ resource: FetchedResource) -> Bool {
     (resource.contentType?.lowercased().contains("mpegurl") ?? false) || resource.body.starts(with: Array("#EXTM3U".utf8))
+}
+
+/// One proxied request while its origin fetch runs. GLib thread only.
+@GLibActor
+private final class ProxyExchange {
+    var fetch: FetchHandle?
+    var finishedHandler: UInt = 0
+    /// The response was written (the completion ran).
+    var responded = false
+    /// The client left before the response: the completion must not touch the message.
+    var clientGone = false
 }
 
 private final class ProxyBox {

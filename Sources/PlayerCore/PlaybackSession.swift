@@ -28,6 +28,8 @@ final class PlaybackSession {
     /// Sees hlsdemux2 as playbin3 creates it, to pin a variant before its first segment.
     private var setupHook: ElementSetupHook?
     var masterFetch: FetchHandle?
+    /// The first variant's media playlist, read to tell live HLS from VOD.
+    var livenessFetch: FetchHandle?
     /// The header proxy's session, when the open asked for request headers.
     var proxyToken: String?
     var requestHeaders: [String: String] = [:]
@@ -102,6 +104,8 @@ final class PlaybackSession {
     func close() {
         masterFetch?.cancel()
         masterFetch = nil
+        livenessFetch?.cancel()
+        livenessFetch = nil
         watch?.stop()
         watch = nil
         setupHook?.disconnect()

@@ -50,7 +50,15 @@ extension Player {
             lastSource = source
             publish(.source(source))
         }
-        guard case .master(let master) = playlist else { return }
+        let master: MasterPlaylist
+        switch playlist {
+        case .media(let media):
+            markLive(media.isLive, in: session)
+            return
+        case .master(let parsed):
+            master = parsed
+            if let first = master.variants.first?.resolvedURL { probeLiveness(of: first.absoluteString, in: session) }
+        }
         let ladder = HLSLadder(master: master)
         session.ladder = ladder
         // hlsdemux2 starts on the first variant listed unless pinned, and reports switches
@@ -62,6 +70,28 @@ extension Player {
         log.info("hls ladder", ["variants": ladder.variants.map { "\($0.id)=\($0.bandwidth)" }.joined(separator: ",")])
         publish(.variants(ladder.variants))
         publish(.variant(session.variantState))
+    }
+
+    /// A master playlist does not say whether the stream is live; its first variant's media
+    /// playlist does (no EXT-X-ENDLIST). One more small request, with the session's headers.
+    private func probeLiveness(of mediaPlaylistURL: String, in session: PlaybackSession) {
+        let id = session.id
+        session.livenessFetch = fetcher.get(mediaPlaylistURL, headers: session.requestHeaders) { [weak self] result in
+            guard let self, let session = self.session, session.id == id else { return }
+            session.livenessFetch = nil
+            guard case .success(let resource) = result,
+                  case .media(let media)? = try? Playlist.parse(data: resource.body, url: URL(string: resource.finalURL))
+            else { return }  // playbin3 reports what it cannot read itself.
+            self.markLive(media.isLive, in: session)
+        }
+    }
+
+    private func markLive(_ live: Bool, in session: PlaybackSession) {
+        guard live, var source = lastSource, !source.live else { return }
+        source.live = true
+        lastSource = source
+        log.info("live hls", ["uri": source.uri])
+        publish(.source(source))
     }
 
     /// POST /v1/player/variant

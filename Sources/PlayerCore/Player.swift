@@ -182,7 +182,7 @@ public final class Player {
     private func goLive() throws(APIError) {
         try requireSource()
         // Without timeshift a live source always plays at its edge: nothing to jump over.
-        guard machine.isLive || lastSource?.kind == .live else {
+        guard machine.isLive || lastSource?.live == true else {
             throw APIError(.notLive, "the source is not live")
         }
     }
@@ -399,6 +399,10 @@ public final class Player {
             s.duration = session.duration
             if machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable() {
                 s.seekable = TimeRange(start: range.start, end: range.end)
+                // Live HLS: hlsdemux2's seekable range is the playlist's window.
+                if lastSource?.live == true, let position = s.position {
+                    s.live = LiveInfo(edge: range.end, behind: max(0, range.end - position), window: range.end - range.start)
+                }
             }
             s.tracks = tracks()
             s.variants = session.ladder?.variants ?? []

@@ -36,8 +36,8 @@ final class EventEncodingTests: XCTestCase {
         Row(.seek(SeekUpdate(position: 12.5, exact: false)), "seek", #"{"position": 12.5, "exact": false}"#, latestValue: false),
         Row(.settings(SettingsUpdate(rate: 1.5, volume: 0.5, muted: true, audioDelay: -0.1, repeat: .one)), "settings",
             #"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one"}"#, latestValue: true),
-        Row(.source(SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .hls, contentId: "c1")), "source",
-            #"{"uri": "https://cdn.example/live/master.m3u8", "kind": "hls", "contentId": "c1"}"#, latestValue: false),
+        Row(.source(SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .hls, live: true, contentId: "c1")), "source",
+            #"{"uri": "https://cdn.example/live/master.m3u8", "kind": "hls", "live": true, "contentId": "c1"}"#, latestValue: false),
         Row(.source(nil), "source", "null", latestValue: false),
         Row(.error(APIError(.mediaError, "could not demux")), "error",
             #"{"code": "media_error", "message": "could not demux"}"#, latestValue: false),
@@ -102,7 +102,7 @@ final class SnapshotEncodingTests: XCTestCase {
 
     static let full = """
         {"state": "playing",
-         "source": {"uri": "https://cdn.example/live/master.m3u8", "kind": "live", "contentId": "ch-1"},
+         "source": {"uri": "https://cdn.example/live/master.m3u8", "kind": "live", "live": true, "contentId": "ch-1"},
          "position": 12.5, "duration": 3600, "rate": 1.5, "volume": 0.8, "muted": true, "audioDelay": -0.2,
          "buffering": 87, "seekable": {"start": 0, "end": 3600},
          "live": {"edge": 3600, "behind": 4, "window": 300},

@@ -106,6 +106,21 @@ final class HLSPlaybackTests: XCTestCase {
             XCTAssertEqual(request.headers["referer"], "https://portal.example/watch", request.path)
             XCTAssertEqual(request.headers["user-agent"], "MarqueeTest/1.0", request.path)
         }
+        // Stopping cancels hlsdemux2's downloads mid-flight; the proxy drops those
+        // exchanges cleanly, without touching the finished message (libsoup complains).
+        let held = (ladder.variantPaths + ladder.audioPaths.values.sorted()).map {
+            ($0 as NSString).deletingLastPathComponent + "/segment00006.ts"
+        }
+        for path in held { server.hold(path: path) }
+        let (seekStatus, _) = try daemon.post("/v1/player/seek", ["position": 5.5, "exact": true])
+        XCTAssertEqual(seekStatus, 200)
+        let deadline = Date().addingTimeInterval(10)
+        while !server.requests.contains(where: { held.contains(String($0.path.dropFirst())) }) && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(try daemon.client.post("/v1/player/stop").status, 200)
+        usleep(200_000)
+        for path in held { server.release(path: path) }
+        usleep(300_000)
+        XCTAssertFalse(daemon.log.contains("CRITICAL"), daemon.log.split(separator: "\n").filter { $0.contains("CRITICAL") }.joined(separator: "\n"))
         // A hop-by-hop header or a line break is refused.
         var r = try daemon.client.post("/v1/player/open", json: ["uri": server.baseURL + "/" + ladder.masterPath, "headers": ["Connection": "close"]])
         XCTAssertEqual(r.status, 400)

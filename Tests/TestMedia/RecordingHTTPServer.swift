@@ -24,7 +24,8 @@ public struct RecordingHTTPServerError: Error, CustomStringConvertible {
 }
 
 /// A static file server on 127.0.0.1 (a free port) for feeding HLS to GStreamer, which
-/// records every request and can be told to fail or hang on chosen paths.
+/// records every request and can be told to fail, hang or hold back chosen paths, or to
+/// answer a path with text made at request time (a live playlist).
 ///
 /// HTTP/1.1 GET and HEAD, persistent connections, one thread per connection (at most 64
 /// at a time; more get 503), single `Range: bytes=` requests answered with 206, request
@@ -73,12 +74,39 @@ public final class RecordingHTTPServer: @unchecked Sendable {
         core.withLock { _ = core.stalledPaths.insert(key) }
     }
 
-    /// Forgets every `respond(to:with:)` and `stall(path:)`; stalled requests stay stalled.
+    /// Holds every later request for `path` unanswered until `release(path:)` (or
+    /// `clearFaults()`), then serves it normally: a slow server, not a dead one.
+    public func hold(path: String) {
+        let key = Self.normalize(path)
+        core.withLock { _ = core.heldPaths.insert(key) }
+    }
+
+    /// Lets the held requests for `path` (and later ones) through.
+    public func release(path: String) {
+        let key = Self.normalize(path)
+        core.withLock { _ = core.heldPaths.remove(key) }
+        core.wakeAll()
+    }
+
+    /// Answers `path` with what `body` returns at the time of each request, as
+    /// `Content-Type` `contentType`: a live playlist that grows while the test runs.
+    public func serve(
+        _ path: String, contentType: String = "application/vnd.apple.mpegurl",
+        body: @escaping @Sendable () -> String
+    ) {
+        let key = Self.normalize(path)
+        core.withLock { core.dynamicBodies[key] = (contentType, body) }
+    }
+
+    /// Forgets every `respond(to:with:)`, `stall(path:)` and `hold(path:)`, releasing held
+    /// requests; stalled requests stay stalled.
     public func clearFaults() {
         core.withLock {
             core.statusOverrides.removeAll()
             core.stalledPaths.removeAll()
+            core.heldPaths.removeAll()
         }
+        core.wakeAll()
     }
 
     /// Closes the listener and all connections; idempotent.
@@ -101,6 +129,8 @@ private final class ServerCore: @unchecked Sendable {
     var requests: [RecordedRequest] = []
     var statusOverrides: [String: Int] = [:]
     var stalledPaths: Set<String> = []
+    var heldPaths: Set<String> = []
+    var dynamicBodies: [String: (contentType: String, body: @Sendable () -> String)] = [:]
     private var listener: Int32
     private var connections: Set<Int32> = []
     private var connectionSerial = 0
@@ -156,10 +186,21 @@ private final class ServerCore: @unchecked Sendable {
         thread.start()
     }
 
+    func wakeAll() { withLock { lock.broadcast() } }
+
+    /// Blocks while `path` is held; false when the server stopped meanwhile.
+    private func waitWhileHeld(_ path: String) -> Bool {
+        withLock {
+            while heldPaths.contains(path) && !stopped { lock.wait() }
+            return !stopped
+        }
+    }
+
     func stop() {
         lock.lock()
         if !stopped {
             stopped = true
+            lock.broadcast()
             // shutdown, not close: the owning threads close their descriptors, so a
             // number is never reused while another thread may still use it.
             _ = shutdown(listener, Int32(SHUT_RDWR))
@@ -269,13 +310,15 @@ private final class ServerCore: @unchecked Sendable {
                 return
             }
 
-            let (stalled, override) = withLock {
-                (stalledPaths.contains(request.recorded.path), statusOverrides[request.recorded.path])
+            let (stalled, override, dynamic) = withLock {
+                (stalledPaths.contains(request.recorded.path), statusOverrides[request.recorded.path],
+                 dynamicBodies[request.recorded.path])
             }
             if stalled {
                 waitForClose(fd)
                 return
             }
+            guard waitWhileHeld(request.recorded.path) else { return }
             let isHead = request.recorded.method == "HEAD"
             guard request.recorded.method == "GET" || isHead else {
                 respondSimple(fd, 405, keepAlive: false, head: false, extra: "Allow: GET, HEAD\r\n")
@@ -285,6 +328,8 @@ private final class ServerCore: @unchecked Sendable {
             let sent: Bool
             if let override {
                 sent = respondSimple(fd, override, keepAlive: keepAlive, head: isHead)
+            } else if let dynamic {
+                sent = respondText(fd, dynamic.body(), contentType: dynamic.contentType, keepAlive: keepAlive, head: isHead)
             } else {
                 sent = serveFile(fd, request.recorded, keepAlive: keepAlive, head: isHead)
             }
@@ -403,6 +448,13 @@ private final class ServerCore: @unchecked Sendable {
         var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: text/plain\r\n"
             + "Content-Length: \(body.utf8.count)\r\n" + extra
             + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        if !head { text += body }
+        return sendAll(fd, Array(text.utf8))
+    }
+
+    private func respondText(_ fd: Int32, _ body: String, contentType: String, keepAlive: Bool, head: Bool) -> Bool {
+        var text = "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Cache-Control: no-cache\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
         if !head { text += body }
         return sendAll(fd, Array(text.utf8))
     }
