@@ -33,3 +33,38 @@ static inline gulong cgst_signal_connect(gpointer instance, const char *signal, 
                                          gpointer data, GClosureNotify destroy) {
     return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
 }
+
+// A structure field as text: strings as they are, numbers and booleans serialised
+// ("1009979891"); NULL for objects and other types. Free with g_free.
+static inline gchar *cgst_structure_field_text(const GstStructure *s, const char *name) {
+    const GValue *v = gst_structure_get_value(s, name);
+    if (v == NULL) return NULL;
+    if (G_VALUE_HOLDS_STRING(v)) return g_value_dup_string(v);
+    switch (G_TYPE_FUNDAMENTAL(G_VALUE_TYPE(v))) {
+    case G_TYPE_BOOLEAN: case G_TYPE_INT: case G_TYPE_UINT: case G_TYPE_LONG: case G_TYPE_ULONG:
+    case G_TYPE_INT64: case G_TYPE_UINT64: case G_TYPE_FLOAT: case G_TYPE_DOUBLE:
+        return gst_value_serialize(v);
+    default:
+        return NULL;
+    }
+}
+
+// The media type of a pad's caps ("video/x-h264"), current or else queried. Free with g_free.
+static inline gchar *cgst_pad_media_type(GstPad *pad) {
+    GstCaps *caps = gst_pad_get_current_caps(pad);
+    if (caps == NULL) caps = gst_pad_query_caps(pad, NULL);
+    if (caps == NULL) return NULL;
+    gchar *name = NULL;
+    if (gst_caps_get_size(caps) > 0) name = g_strdup(gst_structure_get_name(gst_caps_get_structure(caps, 0)));
+    gst_caps_unref(caps);
+    return name;
+}
+
+// Sets a GstCaps property from caps text written in code ("video/x-raw,width=640").
+static inline gboolean cgst_set_caps_from_string(gpointer o, const char *p, const char *caps_text) {
+    GstCaps *caps = gst_caps_from_string(caps_text);
+    if (caps == NULL) return FALSE;
+    g_object_set(o, p, caps, NULL);
+    gst_caps_unref(caps);
+    return TRUE;
+}

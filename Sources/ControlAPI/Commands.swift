@@ -51,7 +51,10 @@ public enum Command: Sendable, Equatable {
 }
 
 public struct TimeshiftRequest: Codable, Sendable, Equatable {
+    /// Seconds of the live stream kept for going back, 1 to 86400.
     public var window: Double
+    public static let windowRange: ClosedRange<Double> = 1...86_400
+    public init(window: Double) { self.window = window }
 }
 
 /// POST /v1/player/open
@@ -109,11 +112,14 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         }
         // Contract fields whose features have not landed yet are refused rather than ignored,
         // so a script never believes its headers or timeshift window were applied.
-        for (key, given) in [("timeshift", timeshift != nil), ("subtitle", subtitle != nil), ("userId", userId != nil)] where given {
+        for (key, given) in [("subtitle", subtitle != nil), ("userId", userId != nil)] where given {
             throw APIError(.invalidArgument, "'\(key)' is not supported by this version of Marquee yet")
         }
         try RequestHeaders.validate(requestHeaders, field: "headers")
         try RequestHeaders.validate(keyHeaders ?? [:], field: "keyHeaders")
+        if let window = timeshift?.window, !TimeshiftRequest.windowRange.contains(window) {
+            throw APIError(.invalidArgument, "'timeshift.window' must be 1 to 86400 seconds")
+        }
         if let start, !(start.isFinite && start >= 0) {
             throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
         }

@@ -11,6 +11,10 @@ public enum PlayerEvent: Sendable, Equatable {
     case source(SourceInfo?)
     case variants([Variant])
     case variant(VariantState)
+    /// About once a second while a live source plays: where the edge is, how far behind.
+    case live(LiveInfo)
+    /// The timeshift recorder lost its source and tries again.
+    case reconnecting(ReconnectingUpdate)
     case error(APIError)
     case eos
 
@@ -26,6 +30,8 @@ public enum PlayerEvent: Sendable, Equatable {
         case .source: return "source"
         case .variants: return "variants"
         case .variant: return "variant"
+        case .live: return "live"
+        case .reconnecting: return "reconnecting"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -35,7 +41,7 @@ public enum PlayerEvent: Sendable, Equatable {
     /// same type makes an older one redundant.
     public var isLatestValue: Bool {
         switch self {
-        case .position, .buffering, .settings, .tracks: return true
+        case .position, .buffering, .settings, .tracks, .live: return true
         default: return false
         }
     }
@@ -67,6 +73,19 @@ public struct PositionUpdate: Codable, Sendable, Equatable {
 public struct BufferingUpdate: Codable, Sendable, Equatable {
     public var percent: Int
     public init(percent: Int) { self.percent = percent }
+}
+
+public struct ReconnectingUpdate: Codable, Sendable, Equatable {
+    /// 1 for the first retry since the source last delivered.
+    public var attempt: Int
+    /// Seconds until the attempt.
+    public var delay: Double
+    public var reason: String
+    public init(attempt: Int, delay: Double, reason: String) {
+        self.attempt = attempt
+        self.delay = delay
+        self.reason = reason
+    }
 }
 
 public struct SeekUpdate: Codable, Sendable, Equatable {
@@ -122,6 +141,8 @@ public struct EventEnvelope: Encodable, Sendable {
         case .source(let s): try c.encode(s, forKey: .data)
         case .variants(let v): try c.encode(v, forKey: .data)
         case .variant(let v): try c.encode(v, forKey: .data)
+        case .live(let l): try c.encode(l, forKey: .data)
+        case .reconnecting(let r): try c.encode(r, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }

@@ -17,7 +17,7 @@ public enum BusEvent: Sendable, Equatable {
     case latency
     case segmentDone
     /// An application or element message, by structure name ("adaptive-streaming-statistics"),
-    /// with the structure's string fields.
+    /// with the structure's string, number and boolean fields as text.
     case element(name: String, source: String, fields: [String: String])
 
     /// nil for messages nobody handles.
@@ -78,8 +78,9 @@ public enum BusEvent: Sendable, Equatable {
             var fields: [String: String] = [:]
             for index in 0..<max(0, gst_structure_n_fields(s)) {
                 guard let name = gst_structure_nth_field_name(s, UInt32(index)),
-                      let value = gst_structure_get_string(s, name) else { continue }  // strings only
+                      let value = cgst_structure_field_text(s, name) else { continue }  // strings and numbers
                 fields[String(cString: name)] = String(cString: value)
+                g_free(value)
             }
             self = .element(name: String(cString: gst_structure_get_name(s)), source: sourceName() ?? "", fields: fields)
         default:

@@ -23,7 +23,7 @@ public final class LoopbackProxy {
         }
     }
 
-    private var server: UnsafeMutablePointer<SoupServer>?
+    private var server: LoopbackServer?
     private var baseURL = ""
     private var sessions: [String: Session] = [:]
     private let fetcher: HTTPFetcher
@@ -69,24 +69,9 @@ public final class LoopbackProxy {
 
     private func startIfNeeded() throws {
         guard server == nil else { return }
-        guard let server = csoup_server_new() else { throw FetchError(message: "cannot create the proxy server") }
-        let box = Unmanaged.passRetained(ProxyBox(self)).toOpaque()
-        soup_server_add_handler(server, "/", { _, msg, path, _, data in
-            let box = Unmanaged<ProxyBox>.fromOpaque(data!).takeUnretainedValue()
-            let path = path.map { String(cString: $0) } ?? "/"
-            GLibActor.assumeIsolated { box.proxy?.handle(msg!, path: path) }
-        }, box, { Unmanaged<ProxyBox>.fromOpaque($0!).release() })
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
-              let uris = soup_server_get_uris(server), let first = uris.pointee.data else {
-            if let error { g_error_free(error) }
-            g_object_unref(UnsafeMutableRawPointer(server))
-            throw FetchError(message: "cannot listen on 127.0.0.1 for the proxy")
-        }
-        let port = g_uri_get_port(OpaquePointer(first))
-        g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
+        let server = try LoopbackServer { [weak self] message, path in self?.handle(message, path: path) }
         self.server = server
-        baseURL = "http://127.0.0.1:\(port)"
+        baseURL = server.baseURL
     }
 
     private func handle(_ msg: OpaquePointer, path: String) {
@@ -142,13 +127,6 @@ public final class LoopbackProxy {
             g_object_unref(UnsafeMutableRawPointer(msg))
         }
     }
-
-    isolated deinit {
-        if let server {
-            soup_server_disconnect(server)
-            g_object_unref(UnsafeMutableRawPointer(server))
-        }
-    }
 }
 
 private func isPlaylist(_ resource: FetchedResource) -> Bool {
@@ -164,9 +142,4 @@ private final class ProxyExchange {
     var responded = false
     /// The client left before the response: the completion must not touch the message.
     var clientGone = false
-}
-
-private final class ProxyBox {
-    @GLibActor weak var proxy: LoopbackProxy?
-    @GLibActor init(_ proxy: LoopbackProxy) { self.proxy = proxy }
 }

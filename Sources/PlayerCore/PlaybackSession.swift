@@ -2,6 +2,7 @@ import ControlAPI
 import GLibRuntime
 import GStreamerKit
 import HTTPFetch
+import Timeshift
 
 /// One loaded source: the playbin3 pipeline that plays it, its bus watch, and what the
 /// pipeline told us about its streams. Created by `open`, closed by `stop`, a new `open`
@@ -34,6 +35,9 @@ final class PlaybackSession {
     var proxyToken: String?
     var requestHeaders: [String: String] = [:]
     var defaultRenditionApplied = false
+    /// Timeshift: the recorder and ring this session plays from, and the ring server's token.
+    var timeshift: TimeshiftBuffer?
+    var ringToken: String?
 
     init(id: Int, source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
          onBusEvent: @escaping @GLibActor (BusEvent) -> Void) throws(APIError) {

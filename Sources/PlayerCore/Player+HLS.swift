@@ -92,6 +92,7 @@ extension Player {
         lastSource = source
         log.info("live hls", ["uri": source.uri])
         publish(.source(source))
+        updateLiveTimer()
     }
 
     /// POST /v1/player/variant

@@ -4,6 +4,7 @@ import GLibRuntime
 import GStreamerKit
 import HTTPFetch
 import Logging
+import Timeshift
 
 /// The player: takes `Command`s from any client, drives one playbin3 session through the
 /// `PlaybackMachine`, and publishes `PlayerEvent`s. GLib thread only; only Sendable values
@@ -13,16 +14,24 @@ public final class Player {
     public struct Configuration: Sendable {
         public var sinks: SinkSelection
         public var resolver: SourceResolver
-        public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver()) {
+        /// Where timeshift rings are recorded (`<data-dir>/timeshift`); nil: no timeshift.
+        public var timeshiftFolder: URL?
+        /// The window for live sources opened without `timeshift` (`--timeshift-window`);
+        /// nil plays them straight, without recording.
+        public var defaultTimeshiftWindow: Double?
+        public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver(),
+                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil) {
             self.sinks = sinks
             self.resolver = resolver
+            self.timeshiftFolder = timeshiftFolder
+            self.defaultTimeshiftWindow = defaultTimeshiftWindow
         }
     }
 
     public typealias Subscriber = @GLibActor (PlayerEvent) -> Void
 
     // Fixed at start.
-    private let configuration: Configuration
+    let configuration: Configuration
     let log = Logger(category: "player")
 
     // What the user asked for; what is running (nil when idle); counters.
@@ -47,6 +56,10 @@ public final class Player {
     let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
     /// Carries per-session request headers to hlsdemux2's requests; started on first use.
     lazy var proxy = LoopbackProxy(fetcher: fetcher)
+    /// Serves timeshift rings to playbin3; started on first use.
+    lazy var ringServer = RingServer()
+    /// Publishes `live` events about once a second while a live source is loaded.
+    var liveTimer: LoopTimer?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -117,17 +130,21 @@ public final class Player {
         closeSession()
         sessionCount += 1
         let sessionID = sessionCount
+        let timeshift = try startTimeshift(request, source: &resolved, sessionID: sessionID)
         let newSession = try PlaybackSession(id: sessionID, source: resolved, sinks: configuration.sinks, settings: settings) { [weak self] event in
             self?.handle(event, fromSession: sessionID)
         }
         newSession.proxyToken = proxyToken
         newSession.requestHeaders = request.requestHeaders
+        newSession.timeshift = timeshift?.buffer
+        newSession.ringToken = timeshift?.ringToken
         session = newSession
         lastSource = resolved.info
         stats.opens += 1
         log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
         publish(.source(resolved.info))
-        if !resolved.isLocalFile && !resolved.isDemo { probeForHLS(newSession) }
+        updateLiveTimer()
+        if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
     }
@@ -160,17 +177,26 @@ public final class Player {
         if machine.prerolled, machine.isLive || session.playbin.querySeekable() == nil {
             throw APIError(.notSeekable, "this source cannot seek")
         }
+        // Positions the API speaks of are in the timeline the snapshot shows; for timeshift
+        // that is the recording's, `timelineOffset` ahead of the pipeline's.
+        let offset = timelineOffset
         var target = request.position ?? 0
-        if let offset = request.offset {
-            let base = machine.pendingSeekTarget ?? session.playbin.queryPosition() ?? 0
-            target = base + offset
+        if let relative = request.offset {
+            let base = (machine.pendingSeekTarget ?? session.playbin.queryPosition() ?? 0) + offset
+            target = base + relative
         }
         target = max(0, target)
         if let duration = session.duration ?? session.playbin.queryDuration() { target = min(target, duration) }
+        if let range = timeshiftSeekable(session) { target = min(max(target, range.start), range.end) }
         let exact = request.exact ?? false
         stats.seeks += 1
         publish(.seek(SeekUpdate(position: target, exact: exact)))
-        run(machine.handle(.seek(.init(position: target, exact: exact))))
+        run(machine.handle(.seek(.init(position: target - offset, exact: exact))))
+    }
+
+    /// A key-unit seek the player makes itself (no `seek` event), in the pipeline's timeline.
+    func seekPipeline(to position: Double) {
+        run(machine.handle(.seek(.init(position: position, exact: false))))
     }
 
     /// A flushing accurate seek to where playback is: drops what is buffered downstream.
@@ -180,11 +206,15 @@ public final class Player {
     }
 
     private func goLive() throws(APIError) {
-        try requireSource()
-        // Without timeshift a live source always plays at its edge: nothing to jump over.
+        let session = try requireSource()
         guard machine.isLive || lastSource?.live == true else {
             throw APIError(.notLive, "the source is not live")
         }
+        // Without timeshift a live source always plays at its edge: nothing to jump over.
+        guard let range = timeshiftSeekable(session) else { return }
+        stats.seeks += 1
+        publish(.seek(SeekUpdate(position: range.end, exact: false)))
+        run(machine.handle(.seek(.init(position: range.end - timelineOffset, exact: false))))
     }
 
     private func apply(_ patch: SettingsPatch) {
@@ -349,6 +379,8 @@ public final class Player {
     private func closeSession() {
         guard session != nil else { return }
         if let token = session?.proxyToken { proxy.unregister(token) }
+        if let token = session?.ringToken { ringServer.unregister(token) }
+        session?.timeshift?.close()
         session?.close()
         session = nil  // the last reference: the pipeline is freed here
         // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;
@@ -356,6 +388,8 @@ public final class Player {
         Heap.trim()
         positionTimer?.cancel()
         positionTimer = nil
+        liveTimer?.cancel()
+        liveTimer = nil
         lastPublishedPosition = nil
     }
 
@@ -375,7 +409,8 @@ public final class Player {
     }
 
     private func publishPosition(force: Bool) {
-        guard let session, let position = session.playbin.queryPosition() else { return }
+        guard let session, let pipelinePosition = session.playbin.queryPosition() else { return }
+        let position = pipelinePosition + timelineOffset
         if !force, let last = lastPublishedPosition, abs(last - position) < 0.01 { return }
         lastPublishedPosition = position
         publish(.position(PositionUpdate(position: position, duration: session.duration)))
@@ -395,15 +430,10 @@ public final class Player {
         s.buffering = machine.bufferingPercent
         s.error = machine.error
         if let session {
-            s.position = machine.prerolled ? session.playbin.queryPosition() : machine.pendingSeekTarget
+            let offset = timelineOffset
+            s.position = (machine.prerolled ? session.playbin.queryPosition() : machine.pendingSeekTarget).map { $0 + offset }
             s.duration = session.duration
-            if machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable() {
-                s.seekable = TimeRange(start: range.start, end: range.end)
-                // Live HLS: hlsdemux2's seekable range is the playlist's window.
-                if lastSource?.live == true, let position = s.position {
-                    s.live = LiveInfo(edge: range.end, behind: max(0, range.end - position), window: range.end - range.start)
-                }
-            }
+            (s.seekable, s.live) = liveWindow(session, position: s.position)
             s.tracks = tracks()
             s.variants = session.ladder?.variants ?? []
             s.variant = session.variantState

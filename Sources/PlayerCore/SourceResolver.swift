@@ -57,8 +57,16 @@ public struct SourceResolver: Sendable {
             return ResolvedSource(playbackURI: url.absoluteString,
                                   info: SourceInfo(uri: url.absoluteString, kind: looksHLS ? .hls : .file, contentId: request.contentId),
                                   isDemo: false)
+        case "udp", "rtsp", "rtsps":
+            // Live network sources: urisourcebin (in playbin3 or the timeshift recorder)
+            // opens them from the URI property. udp://HOST:PORT, multicast groups too.
+            guard let url = URL(string: text), url.host != nil, scheme != "udp" || url.port != nil else {
+                throw APIError(.invalidArgument, "'\(text)' is not a valid \(scheme) URI (udp://HOST:PORT, rtsp://HOST/PATH)")
+            }
+            return ResolvedSource(playbackURI: text,
+                                  info: SourceInfo(uri: text, kind: .live, contentId: request.contentId), isDemo: false)
         default:
-            throw APIError(.unsupportedURI, "the '\(scheme)' scheme is not supported (use a path, file://, http(s):// or demo://)")
+            throw APIError(.unsupportedURI, "the '\(scheme)' scheme is not supported (use a path, file://, http(s)://, udp://, rtsp:// or demo://)")
         }
     }
 

@@ -9,6 +9,7 @@ enum CommandLineTool {
       marquee serve [--listen HOST:PORT] [--token TOKEN] [--demo] [--data-dir DIR]
                     [--video-sink NAME] [--audio-sink NAME] [--media-root DIR]...
                     [--log-level debug|info|warning|error] [--preload-plugins]
+                    [--timeshift-window SECONDS]   (record live sources for going back; 0: off)
 
     Client (talks to a running daemon; --url URL or MARQUEE_URL, default http://127.0.0.1:8080):
       marquee status                    the player's state

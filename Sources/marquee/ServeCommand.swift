@@ -12,7 +12,8 @@ let versionString = MarqueeVersion.current
 enum ServeCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments,
-            valueOptions: ["listen", "token", "data-dir", "video-sink", "audio-sink", "media-root", "log-level"],
+            valueOptions: ["listen", "token", "data-dir", "video-sink", "audio-sink", "media-root", "log-level",
+                           "timeshift-window"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -26,6 +27,16 @@ enum ServeCommand {
         }
         let token = args.value("token") ?? environment["MARQUEE_TOKEN"]
         let dataDirectory = try prepareDataDirectory(args.value("data-dir"), environment: environment)
+        var defaultWindow: Double?
+        if let text = args.value("timeshift-window") {
+            guard let seconds = Double(text), seconds == 0 || TimeshiftRequest.windowRange.contains(seconds) else {
+                throw UsageError("--timeshift-window must be 0 (off) or 1 to 86400 seconds")
+            }
+            defaultWindow = seconds == 0 ? nil : seconds
+        }
+        let timeshiftFolder = URL(fileURLWithPath: dataDirectory).appendingPathComponent("timeshift", isDirectory: true)
+        // Rings are per session; what a previous run left (a crash) is of no use.
+        try? FileManager.default.removeItem(at: timeshiftFolder)
 
         GStreamer.initialize()
         let sinks = try SinkSelection.choose(video: args.value("video-sink"), audio: args.value("audio-sink"))
@@ -34,7 +45,8 @@ enum ServeCommand {
 
         MainLoop.acquireOnCurrentThread()
         let started: Bool = GLibActor.assumeIsolated {
-            let player = Player(configuration: .init(sinks: sinks, resolver: SourceResolver(mediaRoots: args.values("media-root"))))
+            let player = Player(configuration: .init(sinks: sinks, resolver: SourceResolver(mediaRoots: args.values("media-root")),
+                                                     timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow))
             let server = ControlServer(player: player, configuration: .init(listen: listen, token: token))
             let url: String
             do {

@@ -56,7 +56,13 @@ final class CommandDecodingTests: XCTestCase {
         Row("open", #"{"uri": "a.m3u8", "headers": {"Host": "evil"}}"#, fail(.invalidArgument, "'Host'")),
         Row("open", #"{"uri": "a.m3u8", "headers": {"Bad Name": "x"}}"#, fail(.invalidArgument, "'Bad Name'")),
         Row("open", #"{"uri": "a.m3u8", "keyHeaders": {"X": "a\nb"}}"#, fail(.invalidArgument, "'keyHeaders'")),
-        Row("open", #"{"uri": "a.m3u8", "timeshift": {"window": 300}}"#, fail(.invalidArgument, "'timeshift'")),
+        Row("open", #"{"uri": "udp://239.1.1.1:5000", "timeshift": {"window": 300}}"#,
+            opening {
+                $0.uri = "udp://239.1.1.1:5000"
+                $0.timeshift = TimeshiftRequest(window: 300)
+            }),
+        Row("open", #"{"uri": "demo://", "timeshift": {"window": 0.5}}"#, fail(.invalidArgument, "'timeshift.window'")),
+        Row("open", #"{"uri": "demo://", "timeshift": {"window": 90000}}"#, fail(.invalidArgument, "'timeshift.window'")),
         Row("open", #"{"uri": "a.m3u8", "subtitle": "https://cdn.example/en.vtt"}"#, fail(.invalidArgument, "'subtitle'")),
         Row("open", #"{"uri": "a.m3u8", "userId": "u-1"}"#, fail(.invalidArgument, "'userId'")),
         Row("open", #"{"uri": 5}"#, fail(.invalidArgument, "'uri'")),

@@ -35,7 +35,7 @@ final class BadInputTests: XCTestCase {
             Row(method: "PATCH", path: "/v1/player", body: #"{"rate": 0}"#, status: 400, code: "invalid_argument"),
             Row(method: "POST", path: "/v1/player/live", body: nil, status: 409, code: "no_source"),
             Row(method: "POST", path: "/v1/player/variant", body: #"{"id": "720p"}"#, status: 409, code: "no_source"),
-            Row(method: "POST", path: "/v1/player/open", body: #"{"uri": "demo://", "timeshift": {"window": 60}}"#, status: 400, code: "invalid_argument"),
+            Row(method: "POST", path: "/v1/player/open", body: #"{"uri": "demo://", "timeshift": {"window": 0}}"#, status: 400, code: "invalid_argument"),
             Row(method: "GET", path: "/v1/nope", body: nil, status: 404, code: "route_not_found"),
             Row(method: "DELETE", path: "/v1/player", body: nil, status: 405, code: "method_not_allowed"),
             Row(method: "GET", path: "/v1/player/open", body: nil, status: 405, code: "method_not_allowed"),

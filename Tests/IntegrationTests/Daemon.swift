@@ -54,8 +54,10 @@ final class Daemon {
 
     enum DaemonError: Error { case noListeningLine(String) }
 
-    /// Everything the daemon logged so far.
-    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+    /// Everything the daemon logged so far (after `stop()`, what it logged until it exited).
+    var log: String { finalLog ?? (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+    /// The log as it was when `stop()` removed the data directory.
+    private var finalLog: String?
 
     /// Reads one line byte by byte (the daemon writes it unbuffered), with a deadline.
     static func readLine(from handle: FileHandle, timeout: Double) throws -> String {
@@ -74,9 +76,11 @@ final class Daemon {
     }
 
     /// SIGTERM, then waits up to `timeout` s. Returns the exit status, or nil if it hung
-    /// (then it is killed).
+    /// (then it is killed). Once it has exited, removes `dataDirectory` (timeshift writes
+    /// megabytes there) unless MARQUEE_KEEP_TEST_DATA=1; `log` still answers afterwards.
     @discardableResult
     func stop(timeout: Double = 10) -> Int32? {
+        defer { removeDataDirectory() }
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(timeout)
@@ -87,6 +91,12 @@ final class Daemon {
             return nil
         }
         return process.terminationStatus
+    }
+
+    private func removeDataDirectory() {
+        guard finalLog == nil, ProcessInfo.processInfo.environment["MARQUEE_KEEP_TEST_DATA"] != "1" else { return }
+        finalLog = log
+        try? FileManager.default.removeItem(at: dataDirectory)
     }
 
     deinit {

@@ -116,11 +116,23 @@ final class SourceResolverTests: XCTestCase {
     // MARK: Remote and other schemes
 
     func testUnsupportedSchemes() {
-        for uri in ["rtsp://camera.local/stream", "ftp://host/a.mp4", "javascript:alert(1)", "JavaScript:alert(1)",
-                    "smb://server/share/a.mp4", "udp://0.0.0.0:5000", "data:video/mp4;base64,AAAA",
+        for uri in ["ftp://host/a.mp4", "javascript:alert(1)", "JavaScript:alert(1)",
+                    "smb://server/share/a.mp4", "data:video/mp4;base64,AAAA",
                     "testbin://video", "fd://0", "appsrc://", "gopher://x", "mailto:a@b.c", "demo://other"] {
             assertFails(uri, .unsupportedURI)
         }
+    }
+
+    func testLiveNetworkSources() throws {
+        for uri in ["udp://239.1.1.1:5000", "udp://127.0.0.1:1234", "rtsp://camera.local/stream"] {
+            let live = try resolve(uri)
+            XCTAssertEqual(live.info.kind, .live, uri)
+            XCTAssertTrue(live.info.live, uri)
+            XCTAssertEqual(live.playbackURI, uri)
+        }
+        // A UDP source needs a port; a URI needs a host.
+        assertFails("udp://239.1.1.1", .invalidArgument)
+        assertFails("rtsp:///stream", .invalidArgument)
     }
 
     func testHTTP() throws {

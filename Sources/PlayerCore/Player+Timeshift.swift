@@ -1,0 +1,116 @@
+import ControlAPI
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import Timeshift
+
+/// Timeshift: live sources recorded into a ring on disk (`Sources/Timeshift`) and played
+/// from it, and the live window the snapshot shows for any live source.
+///
+/// The API's timeline for a timeshifted source is the recording's: seconds since recording
+/// started. playbin3 plays the ring as live HLS, and hlsdemux2 counts from the first
+/// segment it was served, so API positions are pipeline positions plus `timelineOffset`.
+extension Player {
+    /// Seconds to add to a pipeline position to get the API's position.
+    var timelineOffset: Double { session?.timeshift?.playbackOrigin ?? 0 }
+
+    /// Starts recording when the open asks for timeshift (or the source is live and
+    /// `--timeshift-window` is set), and points `source` at the ring. nil otherwise.
+    func startTimeshift(_ request: OpenRequest, source: inout ResolvedSource,
+                        sessionID: Int) throws(APIError) -> (buffer: TimeshiftBuffer, ringToken: String)? {
+        let isLiveKind = source.info.kind == .live
+        guard let window = request.timeshift?.window ?? (isLiveKind ? configuration.defaultTimeshiftWindow : nil) else { return nil }
+        guard !source.isLocalFile else {
+            throw APIError(.invalidArgument, "'timeshift' applies to live sources (udp://, rtsp://, live HLS, demo://), not files")
+        }
+        guard let root = configuration.timeshiftFolder else {
+            throw APIError(.invalidArgument, "timeshift needs a data directory (--data-dir)")
+        }
+        let recording: RecordingSource = source.isDemo ? .demo : .uri(source.playbackURI)
+        let folder = root.appendingPathComponent("session-\(sessionID)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let buffer = TimeshiftBuffer(source: recording, window: window, folder: folder) { [weak self] event in
+            self?.timeshiftEvent(event, sessionID: sessionID)
+        }
+        let token: String
+        do {
+            try buffer.start()
+            let (registered, playlistURL) = try ringServer.register(buffer)
+            token = registered
+            source.playbackURI = playlistURL
+        } catch {
+            buffer.close()
+            throw APIError(.pipelineError, "cannot start timeshift: \(error)")
+        }
+        // The ring is HLS to playbin3; to the API it stays the live source it records.
+        source.info.live = true
+        source.isDemo = false
+        log.info("timeshift", ["window": "\(window)", "folder": folder.lastPathComponent])
+        return (buffer, token)
+    }
+
+    private func timeshiftEvent(_ event: TimeshiftBuffer.Event, sessionID: Int) {
+        guard let session, session.id == sessionID else { return }
+        switch event {
+        case .recorded:
+            if let token = session.ringToken { ringServer.ringChanged(token) }
+            keepInsideRing(session)
+        case .reconnecting(let attempt, let delay, let reason):
+            publish(.reconnecting(ReconnectingUpdate(attempt: attempt, delay: delay, reason: reason)))
+        }
+    }
+
+    /// The seekable range in the API's timeline for a timeshifted source: from the oldest
+    /// recorded second (plus one segment, which may be dropped at any moment: hlsdemux2
+    /// 1.22 spins on a playlist that lost its current segment) to where hlsdemux2 lets a
+    /// live playlist be played (about three segments back from the newest).
+    func timeshiftSeekable(_ session: PlaybackSession) -> TimeRange? {
+        guard let buffer = session.timeshift, let origin = buffer.playbackOrigin else { return nil }
+        let ring = buffer.ring
+        let safeStart = ring.start + Double(ring.targetDuration)
+        // hlsdemux2's own range start is no guide (with a short playlist it reports its end).
+        var end = ring.edge - Double(3 * ring.targetDuration)
+        if machine.prerolled, let range = session.playbin.querySeekable() { end = range.end + origin }
+        end = max(ring.start, end)
+        return TimeRange(start: min(safeStart, end), end: end)
+    }
+
+    /// The window slides on while the viewer is paused (or plays slower than the edge
+    /// moves): before the oldest segment under the playhead is dropped, the playhead moves
+    /// on to the new start of the window, as a DVR does. Paused stays paused.
+    private func keepInsideRing(_ session: PlaybackSession) {
+        guard machine.prerolled, machine.seekInFlight == nil, let range = timeshiftSeekable(session),
+              let position = session.playbin.queryPosition().map({ $0 + timelineOffset }), position < range.start else { return }
+        log.info("timeshift window passed the playhead", ["position": "\(position)", "start": "\(range.start)"])
+        seekPipeline(to: range.start + 0.5 - timelineOffset)
+    }
+
+    /// `seekable` and `live` for the snapshot: the ring's for timeshift, hlsdemux2's window
+    /// for live HLS, the seekable range alone for anything else that can seek.
+    func liveWindow(_ session: PlaybackSession, position: Double?) -> (TimeRange?, LiveInfo?) {
+        if let buffer = session.timeshift {
+            guard let range = timeshiftSeekable(session) else { return (nil, nil) }
+            let edge = buffer.ring.edge
+            let live = position.map { LiveInfo(edge: edge, behind: max(0, edge - $0), window: edge - range.start) }
+            return (range, live)
+        }
+        guard machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable() else { return (nil, nil) }
+        let seekable = TimeRange(start: range.start, end: range.end)
+        // Live HLS: hlsdemux2's seekable range is the playlist's window.
+        guard lastSource?.live == true, let position else { return (seekable, nil) }
+        return (seekable, LiveInfo(edge: range.end, behind: max(0, range.end - position), window: range.end - range.start))
+    }
+
+    /// Starts or stops the once-a-second `live` event with the source.
+    func updateLiveTimer() {
+        guard session != nil, lastSource?.live == true else {
+            liveTimer?.cancel()
+            liveTimer = nil
+            return
+        }
+        guard liveTimer == nil else { return }
+        liveTimer = LoopTimer(milliseconds: 1000) { [weak self] in
+            guard let self, let live = self.snapshot().live else { return }
+            self.publish(.live(live))
+        }
+    }
+}

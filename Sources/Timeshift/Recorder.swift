@@ -1,0 +1,77 @@
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import Logging
+
+/// One run of the recorder pipeline: starts it, reports each segment splitmuxsink closes,
+/// and reports the run's end (an error, or the source ending). A restart is a new
+/// `Recorder`. GLib thread only; `stop()` before dropping.
+@GLibActor
+final class Recorder {
+    struct Segment {
+        var fileName: String
+        var duration: Double
+        var bytes: Int
+    }
+
+    private let pipeline: RecorderPipeline
+    private var watch: BusWatch?
+    private let onSegment: @GLibActor (Segment) -> Void
+    private let onEnd: @GLibActor (String) -> Void
+    /// Running time at which the open fragment began, by its location.
+    private var openedAt: [String: Double] = [:]
+    private var ended = false
+    private let log = Logger(category: "timeshift")
+
+    init(source: RecordingSource, folder: URL, startIndex: Int,
+         onSegment: @escaping @GLibActor (Segment) -> Void, onEnd: @escaping @GLibActor (String) -> Void) throws(RecorderError) {
+        pipeline = try RecorderPipeline.make(source, folder: folder, startIndex: startIndex)
+        self.onSegment = onSegment
+        self.onEnd = onEnd
+        watch = BusWatch(pipeline: pipeline.pipeline) { [weak self] event in self?.handle(event) }
+        // Live sources answer NO_PREROLL and go straight on; failure here is a missing
+        // plugin or a port in use.
+        if pipeline.pipeline.setState(.playing) == .failure {
+            stop()
+            throw RecorderError.cannotStart("the pipeline refused to play")
+        }
+    }
+
+    func stop() {
+        watch?.stop()
+        watch = nil
+        _ = pipeline.pipeline.setState(.null)
+        pipeline.disconnect()
+        ended = true
+    }
+
+    private func handle(_ event: BusEvent) {
+        guard !ended else { return }
+        switch event {
+        case .element(let name, _, let fields) where name == "splitmuxsink-fragment-opened":
+            if let location = fields["location"], let time = fields["running-time"].flatMap(Double.init) {
+                openedAt[location] = time / 1e9
+            }
+        case .element(let name, _, let fields) where name == "splitmuxsink-fragment-closed":
+            guard let location = fields["location"], let closed = fields["running-time"].flatMap(Double.init),
+                  let opened = openedAt.removeValue(forKey: location) else { return }
+            let url = URL(fileURLWithPath: location)
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: location)[.size] as? Int) ?? 0
+            onSegment(Segment(fileName: url.lastPathComponent, duration: closed / 1e9 - opened, bytes: bytes))
+        case .error(let error):
+            end("\(error.message)")
+        case .endOfStream:
+            end("the source ended")
+        case .latency:
+            pipeline.pipeline.recalculateLatency()
+        default:
+            break
+        }
+    }
+
+    private func end(_ reason: String) {
+        log.warning("recorder stopped", ["reason": reason])
+        stop()
+        onEnd(reason)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// One recorded MPEG-TS segment of the timeshift ring.
+public struct RingSegment: Sendable, Equatable {
+    /// The media sequence number: increases by one per segment for the whole recording.
+    public let sequence: Int
+    /// The file's name in the ring's folder.
+    public let fileName: String
+    /// Seconds since the recording started.
+    public let start: Double
+    public let duration: Double
+    public let bytes: Int
+    /// The first segment after a recorder restart: its timestamps do not follow on.
+    public let discontinuity: Bool
+    /// When the segment began, by the wall clock.
+    public let began: Date
+
+    public var end: Double { start + duration }
+}
+
+/// The index of the timeshift ring: which segments exist, where each lies in the recording
+/// timeline (seconds since recording started), and the live playlist that plays them.
+/// Bounded by `window`: it keeps the newest segments that cover the window, so disk use
+/// stays about one window (plus one segment). Pure: the caller deletes the files.
+public struct SegmentRing: Sendable {
+    /// Seconds to keep.
+    public let window: Double
+    public private(set) var segments: [RingSegment] = []
+    /// Segments recorded in all, including those dropped.
+    public private(set) var recordedCount = 0
+    private var droppedDiscontinuities = 0
+    private var nextIsDiscontinuity = false
+    private var longestDuration = 0.0
+    private var recordedEnd = 0.0
+
+    public init(window: Double) {
+        self.window = window
+    }
+
+    /// The newest recorded moment (seconds since recording started).
+    public var edge: Double { recordedEnd }
+    /// The oldest moment still in the ring.
+    public var start: Double { segments.first?.start ?? recordedEnd }
+    /// Seconds that can be played back.
+    public var available: Double { edge - start }
+    public var totalBytes: Int { segments.reduce(0) { $0 + $1.bytes } }
+
+    /// The next segment follows a gap (the recorder restarted).
+    public mutating func markDiscontinuity() {
+        if recordedCount > 0 { nextIsDiscontinuity = true }
+    }
+
+    /// Adds a closed segment at the edge and drops the oldest ones the window no longer
+    /// needs. Returns the dropped segments, whose files the caller deletes.
+    @discardableResult
+    public mutating func append(fileName: String, duration: Double, bytes: Int, began: Date) -> [RingSegment] {
+        let segment = RingSegment(sequence: recordedCount, fileName: fileName, start: recordedEnd,
+                                  duration: max(0, duration), bytes: bytes, discontinuity: nextIsDiscontinuity, began: began)
+        segments.append(segment)
+        recordedCount += 1
+        recordedEnd = segment.end
+        nextIsDiscontinuity = false
+        longestDuration = max(longestDuration, segment.duration)
+        var dropped: [RingSegment] = []
+        // Keep the smallest run of newest segments that still covers the window.
+        while segments.count > 1, edge - segments[1].start >= window {
+            let old = segments.removeFirst()
+            if old.discontinuity { droppedDiscontinuities += 1 }
+            dropped.append(old)
+        }
+        return dropped
+    }
+
+    public func contains(fileName: String) -> Bool { segments.contains { $0.fileName == fileName } }
+
+    /// The segment holding recording time `time`, clamped to the ring.
+    public func segment(at time: Double) -> RingSegment? {
+        segments.last { $0.start <= time } ?? segments.first
+    }
+
+    /// RFC 8216 target duration: the longest segment ever, rounded up (it must not shrink
+    /// while the playlist lives).
+    public var targetDuration: Int { max(1, Int(longestDuration.rounded(.up))) }
+
+    /// A live media playlist (no EXT-X-ENDLIST) of the ring, segment URIs relative.
+    public func playlist() -> String {
+        let first = segments.first
+        let discontinuitySequence = droppedDiscontinuities + (first?.discontinuity == true ? 1 : 0)
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
+            + "#EXT-X-MEDIA-SEQUENCE:\(first?.sequence ?? recordedCount)\n"
+            + "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n"
+        let dateFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        for segment in segments {
+            if segment.discontinuity && segment != first { text += "#EXT-X-DISCONTINUITY\n" }
+            text += "#EXT-X-PROGRAM-DATE-TIME:\(segment.began.formatted(dateFormat))\n"
+            text += String(format: "#EXTINF:%.6f,\n", segment.duration) + segment.fileName + "\n"
+        }
+        return text
+    }
+}
