@@ -5,7 +5,7 @@ import MarqueeClient
 /// default, the daemon's JSON with `--json`.
 enum ClientCommands {
     static func run(_ subcommand: String, _ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, valueOptions: ["url", "token", "start", "wait", "timeout"],
+        let args = try ParsedArguments(arguments, valueOptions: ["url", "token", "start", "wait", "timeout", "timeshift"],
                                        flagOptions: ["json", "paused", "exact"])
         let environment = ProcessInfo.processInfo.environment
         let client = HTTPClient(baseURL: args.value("url") ?? environment["MARQUEE_URL"] ?? "http://127.0.0.1:8080",
@@ -17,12 +17,18 @@ enum ClientCommands {
             case "status":
                 return show(try client.get("/v1/player"), json: json)
             case "open":
-                guard p.count == 1 else { throw UsageError("usage: marquee open URI|PATH [--paused] [--start S] [--wait STATE]") }
+                guard p.count == 1 else {
+                    throw UsageError("usage: marquee open URI|PATH [--paused] [--start S] [--timeshift WINDOW_S] [--wait STATE]")
+                }
                 var body: [String: Any] = ["uri": absoluteIfLocalPath(p[0])]
                 if args.flags.contains("paused") { body["autoplay"] = false }
                 if let start = args.value("start") {
                     guard let s = Double(start) else { throw UsageError("--start takes seconds") }
                     body["start"] = s
+                }
+                if let window = args.value("timeshift") {
+                    guard let seconds = Double(window) else { throw UsageError("--timeshift takes the window in seconds") }
+                    body["timeshift"] = ["window": seconds]
                 }
                 return show(try client.post("/v1/player/open" + waitQuery(args), json: body), json: json)
             case "play", "pause", "stop", "live":

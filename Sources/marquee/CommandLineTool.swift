@@ -13,8 +13,8 @@ enum CommandLineTool {
 
     Client (talks to a running daemon; --url URL or MARQUEE_URL, default http://127.0.0.1:8080):
       marquee status                    the player's state
-      marquee open URI|PATH [--paused] [--start S] [--wait STATE]
-      marquee play | pause | stop
+      marquee open URI|PATH [--paused] [--start S] [--timeshift WINDOW_S] [--wait STATE]
+      marquee play | pause | stop | live    (live: back to the live edge)
       marquee seek SECONDS|+S|-S [--exact]
       marquee set rate=2 volume=0.5 muted=true audioDelay=0.2 repeat=one
       marquee audio TRACK_ID | marquee subtitle TRACK_ID|off

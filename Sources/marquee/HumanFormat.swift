@@ -12,7 +12,11 @@ enum HumanFormat {
         }
         lines.append(first)
         if let source = s["source"] as? [String: Any], let uri = source["uri"] as? String {
-            lines.append("source   \(uri) (\(source["kind"] as? String ?? "?"))")
+            let live = (source["live"] as? Bool ?? false) && source["kind"] as? String != "live" ? ", live" : ""
+            lines.append("source   \(uri) (\(source["kind"] as? String ?? "?")\(live))")
+        }
+        if let live = s["live"] as? [String: Any], let behind = live["behind"] as? Double {
+            lines.append(String(format: "live     %.1f s behind the edge, %.0f s window", behind, live["window"] as? Double ?? 0))
         }
         lines.append(String(format: "rate %.2gx  volume %.0f%%%@  audio delay %.3gs", s["rate"] as? Double ?? 1,
                             (s["volume"] as? Double ?? 1) * 100, (s["muted"] as? Bool ?? false) ? " (muted)" : "",
@@ -47,6 +51,8 @@ enum HumanFormat {
         case "buffering": detail = "\(data["percent"] ?? "?")%"
         case "seek": detail = "to " + clock(data["position"] as? Double ?? 0)
         case "source": detail = (data["uri"] as? String) ?? "none"
+        case "live": detail = String(format: "%.1f s behind", data["behind"] as? Double ?? 0)
+        case "reconnecting": detail = "attempt \(data["attempt"] ?? "?") in \(data["delay"] ?? "?") s: \(data["reason"] ?? "")"
         default:
             let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
             detail = json ?? ""
