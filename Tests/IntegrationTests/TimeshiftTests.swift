@@ -308,6 +308,29 @@ final class TimeshiftTests: XCTestCase {
         assertConsistent(resumed, window: 60)
     }
 
+    // MARK: The demo source and the daemon's default window
+
+    func testDefaultWindowRecordsTheDemoSource() throws {
+        // A daemon started with --timeshift-window records live sources opened without
+        // `timeshift`; the demo source is encoded by the recorder itself.
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try Daemon(extraArguments: ["--timeshift-window", "30"])
+        _ = try open("demo://", window: nil)
+        let t = try waitForTimeline("two seconds recorded", timeout: 10) { $0.edge >= 2 }
+        XCTAssertEqual((t.snapshot["source"] as? [String: Any])?["uri"] as? String, "demo://")
+        XCTAssertEqual((t.snapshot["source"] as? [String: Any])?["kind"] as? String, "live")
+        assertConsistent(t, window: 30)
+        XCTAssertGreaterThanOrEqual(recordedSegments().count, 2)
+        let video = ((t.snapshot["tracks"] as? [String: Any])?["video"] as? [[String: Any]])?.first
+        XCTAssertTrue((video?["codec"] as? String ?? "").contains("H.264"), "\(String(describing: video))")
+        XCTAssertFalse((video?["codec"] as? String ?? "").contains("4:4:4"), "encoded as 4:2:0 for set-top decoders")
+        // Stop deletes the ring.
+        XCTAssertEqual(try daemon.client.post("/v1/player/stop").status, 200)
+        XCTAssertTrue(recordedSegments().isEmpty, "the ring is deleted with its session")
+        // A daemon flag out of range is refused at start.
+        XCTAssertThrowsError(try Daemon(extraArguments: ["--timeshift-window", "-3"]))
+    }
+
     // MARK: Helpers
 
     /// A running sender, stopped in tearDown; skips when the machine cannot encode.
