@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "ControlAPI"),
         .target(name: "HLS"),
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime"]),
-        .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
+        .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "Logging"]),
         .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),

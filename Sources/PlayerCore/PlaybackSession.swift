@@ -35,9 +35,8 @@ final class PlaybackSession {
     var proxyToken: String?
     var requestHeaders: [String: String] = [:]
     var defaultRenditionApplied = false
-    /// Timeshift: the recorder and ring this session plays from, and the ring server's token.
+    /// Timeshift: the recorder and ring this session plays from.
     var timeshift: TimeshiftBuffer?
-    var ringToken: String?
 
     init(id: Int, source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
          onBusEvent: @escaping @GLibActor (BusEvent) -> Void) throws(APIError) {

@@ -11,13 +11,20 @@ import Timeshift
 /// started. playbin3 plays the ring as live HLS, and hlsdemux2 counts from the first
 /// segment it was served, so API positions are pipeline positions plus `timelineOffset`.
 extension Player {
+    /// The ring server, started on first use (it has a thread of its own).
+    func ringServer() throws -> RingServer {
+        if let ringServerInstance { return ringServerInstance }
+        let server = try RingServer()
+        ringServerInstance = server
+        return server
+    }
+
     /// Seconds to add to a pipeline position to get the API's position.
     var timelineOffset: Double { session?.timeshift?.playbackOrigin ?? 0 }
 
     /// Starts recording when the open asks for timeshift (or the source is live and
     /// `--timeshift-window` is set), and points `source` at the ring. nil otherwise.
-    func startTimeshift(_ request: OpenRequest, source: inout ResolvedSource,
-                        sessionID: Int) throws(APIError) -> (buffer: TimeshiftBuffer, ringToken: String)? {
+    func startTimeshift(_ request: OpenRequest, source: inout ResolvedSource, sessionID: Int) throws(APIError) -> TimeshiftBuffer? {
         let isLiveKind = source.info.kind == .live
         guard let window = request.timeshift?.window ?? (isLiveKind ? configuration.defaultTimeshiftWindow : nil) else { return nil }
         guard !source.isLocalFile else {
@@ -31,12 +38,9 @@ extension Player {
         let buffer = TimeshiftBuffer(source: recording, window: window, folder: folder) { [weak self] event in
             self?.timeshiftEvent(event, sessionID: sessionID)
         }
-        let token: String
         do {
             try buffer.start()
-            let (registered, playlistURL) = try ringServer.register(buffer)
-            token = registered
-            source.playbackURI = playlistURL
+            source.playbackURI = buffer.serve(from: try ringServer())
         } catch {
             buffer.close()
             throw APIError(.pipelineError, "cannot start timeshift: \(error)")
@@ -45,14 +49,13 @@ extension Player {
         source.info.live = true
         source.isDemo = false
         log.info("timeshift", ["window": "\(window)", "folder": folder.lastPathComponent])
-        return (buffer, token)
+        return buffer
     }
 
     private func timeshiftEvent(_ event: TimeshiftBuffer.Event, sessionID: Int) {
         guard let session, session.id == sessionID else { return }
         switch event {
         case .recorded:
-            if let token = session.ringToken { ringServer.ringChanged(token) }
             keepInsideRing(session)
         case .reconnecting(let attempt, let delay, let reason):
             publish(.reconnecting(ReconnectingUpdate(attempt: attempt, delay: delay, reason: reason)))
@@ -60,13 +63,14 @@ extension Player {
     }
 
     /// The seekable range in the API's timeline for a timeshifted source: from the oldest
-    /// recorded second (plus one segment, which may be dropped at any moment: hlsdemux2
-    /// 1.22 spins on a playlist that lost its current segment) to where hlsdemux2 lets a
-    /// live playlist be played (about three segments back from the newest).
+    /// recorded second (plus one segment once the window slides, as the oldest may be
+    /// dropped at any moment and hlsdemux2 1.22 spins on a playlist that lost its current
+    /// segment) to where hlsdemux2 lets a live playlist be played (about three segments
+    /// back from the newest).
     func timeshiftSeekable(_ session: PlaybackSession) -> TimeRange? {
         guard let buffer = session.timeshift, let origin = buffer.playbackOrigin else { return nil }
         let ring = buffer.ring
-        let safeStart = ring.start + Double(ring.targetDuration)
+        let safeStart = ring.start + (ring.isSliding ? Double(ring.targetDuration) : 0)
         // hlsdemux2's own range start is no guide (with a short playlist it reports its end).
         var end = ring.edge - Double(3 * ring.targetDuration)
         if machine.prerolled, let range = session.playbin.querySeekable() { end = range.end + origin }
@@ -78,10 +82,11 @@ extension Player {
     /// moves): before the oldest segment under the playhead is dropped, the playhead moves
     /// on to the new start of the window, as a DVR does. Paused stays paused.
     private func keepInsideRing(_ session: PlaybackSession) {
-        guard machine.prerolled, machine.seekInFlight == nil, let range = timeshiftSeekable(session),
+        guard machine.prerolled, machine.seekInFlight == nil, session.timeshift?.ring.isSliding == true,
+              let range = timeshiftSeekable(session),
               let position = session.playbin.queryPosition().map({ $0 + timelineOffset }), position < range.start else { return }
         log.info("timeshift window passed the playhead", ["position": "\(position)", "start": "\(range.start)"])
-        seekPipeline(to: range.start + 0.5 - timelineOffset)
+        seekPipeline(to: min(range.start + 0.5, range.end) - timelineOffset)
     }
 
     /// `seekable` and `live` for the snapshot: the ring's for timeshift, hlsdemux2's window
@@ -90,7 +95,7 @@ extension Player {
         if let buffer = session.timeshift {
             guard let range = timeshiftSeekable(session) else { return (nil, nil) }
             let edge = buffer.ring.edge
-            let live = position.map { LiveInfo(edge: edge, behind: max(0, edge - $0), window: edge - range.start) }
+            let live = position.map { LiveInfo(edge: edge, behind: max(0, edge - $0), window: range.end - range.start) }
             return (range, live)
         }
         guard machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable() else { return (nil, nil) }

@@ -56,8 +56,8 @@ public final class Player {
     let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
     /// Carries per-session request headers to hlsdemux2's requests; started on first use.
     lazy var proxy = LoopbackProxy(fetcher: fetcher)
-    /// Serves timeshift rings to playbin3; started on first use.
-    lazy var ringServer = RingServer()
+    /// Serves timeshift rings to playbin3; see `ringServer()`.
+    var ringServerInstance: RingServer?
     /// Publishes `live` events about once a second while a live source is loaded.
     var liveTimer: LoopTimer?
 
@@ -136,8 +136,7 @@ public final class Player {
         }
         newSession.proxyToken = proxyToken
         newSession.requestHeaders = request.requestHeaders
-        newSession.timeshift = timeshift?.buffer
-        newSession.ringToken = timeshift?.ringToken
+        newSession.timeshift = timeshift
         session = newSession
         lastSource = resolved.info
         stats.opens += 1
@@ -187,8 +186,12 @@ public final class Player {
         }
         target = max(0, target)
         if let duration = session.duration ?? session.playbin.queryDuration() { target = min(target, duration) }
-        if let range = timeshiftSeekable(session) { target = min(max(target, range.start), range.end) }
         let exact = request.exact ?? false
+        if let range = timeshiftSeekable(session) {
+            // A key-unit seek lands on the keyframe before its target: aimed at the very
+            // start it would land in the oldest segment, which may be deleted any moment.
+            target = min(max(target, range.start + (exact ? 0 : 0.5)), range.end)
+        }
         stats.seeks += 1
         publish(.seek(SeekUpdate(position: target, exact: exact)))
         run(machine.handle(.seek(.init(position: target - offset, exact: exact))))
@@ -379,7 +382,6 @@ public final class Player {
     private func closeSession() {
         guard session != nil else { return }
         if let token = session?.proxyToken { proxy.unregister(token) }
-        if let token = session?.ringToken { ringServer.unregister(token) }
         session?.timeshift?.close()
         session?.close()
         session = nil  // the last reference: the pipeline is freed here

@@ -1,81 +1,154 @@
+import CGStreamer
 import CSoup
 import Foundation
-import GLibRuntime
-import HTTPFetch
+import Logging
 
 /// Serves timeshift rings to playbin3 over loopback HTTP (hlsdemux2 reads no file://):
 /// `/ring/<token>/index.m3u8` is the ring's live playlist, `/ring/<token>/<segment>` a
 /// segment file. Only files the ring lists are served, so nothing else in the data folder
-/// is reachable. GLib thread only.
-@GLibActor
-public final class RingServer {
-    /// What the server needs of one ring.
-    @GLibActor
-    public protocol Ring: AnyObject {
-        var folder: URL { get }
-        /// Enough is recorded to start playing.
-        var isReady: Bool { get }
-        /// The playlist, as served to the player (only asked once `isReady`).
-        func playlistForPlayer() -> String
-        func contains(fileName: String) -> Bool
+/// is reachable.
+///
+/// It runs on a thread and GLib main context of its own, not on the daemon's GLib thread:
+/// hlsdemux2 (1.22) refreshes live playlists synchronously from its own threads, also while
+/// the GLib thread is blocked taking that very pipeline to NULL. A server on the GLib thread
+/// could then never answer and the stop hung (seen in about one stop in eight during a seek).
+/// Rings are published to it as immutable values; all methods are thread-safe.
+public final class RingServer: @unchecked Sendable {
+    /// What the server knows of one ring: set with `publish`.
+    public struct Publication: Sendable, Equatable {
+        public var folder: URL
+        /// nil until enough is recorded to start playing: requests wait until then.
+        public var playlist: String?
+        public var files: Set<String>
+        /// The ring's start (recording time) when this playlist was made.
+        public var start: Double
+        public init(folder: URL, playlist: String?, files: Set<String>, start: Double) {
+            self.folder = folder
+            self.playlist = playlist
+            self.files = files
+            self.start = start
+        }
     }
 
     /// How long a playlist request waits for the first segments before a 503.
     static let firstSegmentsTimeout: UInt32 = 20_000
 
-    private var server: LoopbackServer?
-    private var rings: [String: WeakRing] = [:]
-    /// Playlist requests waiting for their ring's first segments.
-    private var waiting: [String: [OpaquePointer]] = [:]
+    private let lock = NSLock()
+    // Guarded by `lock`:
+    private var publications: [String: Publication] = [:]
+    private var origins: [String: Double] = [:]
+    // Server thread only:
+    private var waiting: [String: [(message: OpaquePointer, timer: UnsafeMutablePointer<GSource>)]] = [:]
 
-    public init() {}
+    private let context: OpaquePointer
+    /// "http://127.0.0.1:PORT".
+    public let baseURL: String
+    private let log = Logger(category: "timeshift")
 
-    /// The URL of the ring's playlist. Starts the listener on first use.
-    public func register(_ ring: Ring) throws -> (token: String, playlistURL: String) {
-        if server == nil {
-            server = try LoopbackServer { [weak self] message, path in self?.handle(message, path: path) }
+    /// Starts the server thread and its listener on 127.0.0.1 (a free port).
+    public init() throws {
+        context = g_main_context_new()
+        let started = DispatchSemaphore(value: 0)
+        let outcome = StartOutcome()
+        outcome.context = context
+        let thread = Thread {
+            let context = outcome.context
+            g_main_context_push_thread_default(context)
+            outcome.baseURL = Self.listen(outcome)
+            started.signal()
+            guard outcome.baseURL != nil else { return }
+            let loop = g_main_loop_new(context, 0)
+            g_main_loop_run(loop)  // for the life of the process
         }
+        thread.name = "marquee-ring-server"
+        thread.start()
+        started.wait()
+        guard let url = outcome.baseURL else { throw RecorderError.cannotStart("cannot listen on 127.0.0.1 for the ring") }
+        baseURL = url
+        outcome.setOwner(self)
+    }
+
+    /// Creates the server on the thread-default context. Returns its base URL.
+    private static func listen(_ outcome: StartOutcome) -> String? {
+        guard let server = csoup_server_new() else { return nil }
+        soup_server_add_handler(server, "/", { _, message, path, _, data in
+            let outcome = Unmanaged<StartOutcome>.fromOpaque(data!).takeUnretainedValue()
+            outcome.owner()?.handle(message!, path: path.map { String(cString: $0) } ?? "/")
+        }, Unmanaged.passRetained(outcome).toOpaque(), nil)
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
+              let uris = soup_server_get_uris(server), let first = uris.pointee.data else {
+            if let error { g_error_free(error) }
+            return nil
+        }
+        let port = g_uri_get_port(OpaquePointer(first))
+        g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
+        outcome.server = server
+        return "http://127.0.0.1:\(port)"
+    }
+
+    // MARK: Rings (any thread)
+
+    /// A new token and the URL of its playlist.
+    public func register(_ publication: Publication) -> (token: String, playlistURL: String) {
         let token = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        rings[token] = WeakRing(ring)
-        return (token, "\(server!.baseURL)/ring/\(token)/index.m3u8")
+        lock.withLock { publications[token] = publication }
+        return (token, "\(baseURL)/ring/\(token)/index.m3u8")
+    }
+
+    /// Replaces what is served for `token`; a playlist request waiting for it is answered.
+    public func publish(_ publication: Publication, for token: String) {
+        let known = lock.withLock { () -> Bool in
+            guard publications[token] != nil else { return false }
+            publications[token] = publication
+            return true
+        }
+        if known && publication.playlist != nil { onServerThread { $0.answerWaiting(token) } }
     }
 
     public func unregister(_ token: String) {
-        rings[token] = nil
-        answerWaiting(token)
-    }
-
-    /// Call when the ring changed: answers playlist requests that waited for segments.
-    public func ringChanged(_ token: String) {
-        guard rings[token]?.ring?.isReady == true else { return }
-        answerWaiting(token)
-    }
-
-    private func answerWaiting(_ token: String) {
-        for message in waiting.removeValue(forKey: token) ?? [] {
-            respondPlaylist(message, token: token)
-            soup_server_message_unpause(message)
-            g_object_unref(UnsafeMutableRawPointer(message))
+        lock.withLock {
+            publications[token] = nil
+            origins[token] = nil
         }
+        onServerThread { $0.answerWaiting(token) }
     }
+
+    /// The ring's start when its playlist was first served: hlsdemux2 counts stream time
+    /// from there, adding up EXTINF durations, so recording time = its time + this.
+    public func origin(of token: String) -> Double? { lock.withLock { origins[token] } }
+
+    private func onServerThread(_ work: @escaping @Sendable (RingServer) -> Void) {
+        let box = Unmanaged.passRetained(WorkBox { [weak self] in if let self { work(self) } }).toOpaque()
+        g_main_context_invoke_full(context, G_PRIORITY_DEFAULT, { data in
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            return 0
+        }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
+    }
+
+    // MARK: Requests (server thread)
 
     private func handle(_ message: OpaquePointer, path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        guard parts.count == 3, parts[0] == "ring", let ring = rings[parts[1]]?.ring else {
+        guard parts.count == 3, parts[0] == "ring" else {
             soup_server_message_set_status(message, 404, nil)
             return
         }
-        let token = parts[1]
-        if parts[2] == "index.m3u8" {
-            if ring.isReady {
+        let token = parts[1], name = parts[2]
+        guard let publication = lock.withLock({ publications[token] }) else {
+            soup_server_message_set_status(message, 404, nil)
+            return
+        }
+        if name == "index.m3u8" {
+            if publication.playlist != nil {
                 respondPlaylist(message, token: token)
             } else {
                 wait(message, token: token)
             }
             return
         }
-        guard ring.contains(fileName: parts[2]),
-              let data = FileManager.default.contents(atPath: ring.folder.appendingPathComponent(parts[2]).path) else {
+        guard publication.files.contains(name), !name.contains("/"), name != "..",
+              let data = FileManager.default.contents(atPath: publication.folder.appendingPathComponent(name).path) else {
             soup_server_message_set_status(message, 404, nil)
             return
         }
@@ -87,23 +160,45 @@ public final class RingServer {
     private func wait(_ message: OpaquePointer, token: String) {
         g_object_ref(UnsafeMutableRawPointer(message))
         soup_server_message_pause(message)
-        waiting[token, default: []].append(message)
-        _ = runAfter(milliseconds: Self.firstSegmentsTimeout) { [weak self] in
-            guard let self, var list = self.waiting[token], let index = list.firstIndex(of: message) else { return }
-            list.remove(at: index)
-            self.waiting[token] = list
-            soup_server_message_set_status(message, 503, nil)
+        let timer = g_timeout_source_new(Self.firstSegmentsTimeout)!
+        let box = Unmanaged.passRetained(WorkBox { [weak self] in self?.timeOut(message, token: token) }).toOpaque()
+        g_source_set_callback(timer, { data in
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            return 0
+        }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
+        g_source_attach(timer, context)
+        waiting[token, default: []].append((message, timer))
+    }
+
+    private func timeOut(_ message: OpaquePointer, token: String) {
+        guard var list = waiting[token], let index = list.firstIndex(where: { $0.message == message }) else { return }
+        g_source_unref(list.remove(at: index).timer)
+        waiting[token] = list
+        soup_server_message_set_status(message, 503, nil)
+        soup_server_message_unpause(message)
+        g_object_unref(UnsafeMutableRawPointer(message))
+    }
+
+    private func answerWaiting(_ token: String) {
+        for (message, timer) in waiting.removeValue(forKey: token) ?? [] {
+            g_source_destroy(timer)
+            g_source_unref(timer)
+            respondPlaylist(message, token: token)
             soup_server_message_unpause(message)
             g_object_unref(UnsafeMutableRawPointer(message))
         }
     }
 
     private func respondPlaylist(_ message: OpaquePointer, token: String) {
-        guard let ring = rings[token]?.ring, ring.isReady else {
+        let playlist = lock.withLock { () -> String? in
+            guard let publication = publications[token], let playlist = publication.playlist else { return nil }
+            if origins[token] == nil { origins[token] = publication.start }
+            return playlist
+        }
+        guard let playlist else {
             soup_server_message_set_status(message, 503, nil)
             return
         }
-        let playlist = ring.playlistForPlayer()
         respond(message, status: 200, type: "application/vnd.apple.mpegurl", body: Data(playlist.utf8))
     }
 
@@ -117,8 +212,20 @@ public final class RingServer {
     }
 }
 
-@GLibActor
-private struct WeakRing {
-    weak var ring: RingServer.Ring?
-    init(_ ring: RingServer.Ring) { self.ring = ring }
+/// What the server thread hands back at start, and the way back from C callbacks to the
+/// server object.
+private final class StartOutcome: @unchecked Sendable {
+    /// Written by the server thread before the semaphore, read after it.
+    var baseURL: String?
+    var server: UnsafeMutablePointer<SoupServer>?
+    var context: OpaquePointer?
+    private let lock = NSLock()
+    private weak var server_owner: RingServer?
+    func setOwner(_ owner: RingServer) { lock.withLock { server_owner = owner } }
+    func owner() -> RingServer? { lock.withLock { server_owner } }
+}
+
+private final class WorkBox {
+    let work: () -> Void
+    init(_ work: @escaping () -> Void) { self.work = work }
 }

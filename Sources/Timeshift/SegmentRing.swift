@@ -12,7 +12,8 @@ public struct RingSegment: Sendable, Equatable {
     public let bytes: Int
     /// The first segment after a recorder restart: its timestamps do not follow on.
     public let discontinuity: Bool
-    /// When the segment began, by the wall clock.
+    /// When the segment began, by the wall clock (for a segment that follows on, the one
+    /// before's plus its duration).
     public let began: Date
 
     public var end: Double { start + duration }
@@ -44,6 +45,8 @@ public struct SegmentRing: Sendable {
     /// Seconds that can be played back.
     public var available: Double { edge - start }
     public var totalBytes: Int { segments.reduce(0) { $0 + $1.bytes } }
+    /// The window is full: each new segment now pushes the oldest out.
+    public var isSliding: Bool { recordedCount > segments.count }
 
     /// The next segment follows a gap (the recorder restarted).
     public mutating func markDiscontinuity() {
@@ -54,8 +57,12 @@ public struct SegmentRing: Sendable {
     /// needs. Returns the dropped segments, whose files the caller deletes.
     @discardableResult
     public mutating func append(fileName: String, duration: Double, bytes: Int, began: Date) -> [RingSegment] {
+        // Program date-times follow the durations exactly (hlsdemux2 lines playlists up by
+        // them); the clock is read afresh only at the start and after a gap.
+        let previous = segments.last
+        let start = (nextIsDiscontinuity ? nil : previous).map { $0.began.addingTimeInterval($0.duration) } ?? began
         let segment = RingSegment(sequence: recordedCount, fileName: fileName, start: recordedEnd,
-                                  duration: max(0, duration), bytes: bytes, discontinuity: nextIsDiscontinuity, began: began)
+                                  duration: max(0, duration), bytes: bytes, discontinuity: nextIsDiscontinuity, began: start)
         segments.append(segment)
         recordedCount += 1
         recordedEnd = segment.end
@@ -78,9 +85,11 @@ public struct SegmentRing: Sendable {
         segments.last { $0.start <= time } ?? segments.first
     }
 
-    /// RFC 8216 target duration: the longest segment ever, rounded up (it must not shrink
-    /// while the playlist lives).
-    public var targetDuration: Int { max(1, Int(longestDuration.rounded(.up))) }
+    /// RFC 8216 target duration: the longest segment ever, rounded to the nearest second
+    /// (RFC 8216 4.3.3.1 compares EXTINF rounded that way; rounding up would turn a
+    /// 1.0000000000000004 s segment into 2 and double hlsdemux2's distance from the edge).
+    /// It never shrinks while the playlist lives.
+    public var targetDuration: Int { max(1, Int(longestDuration.rounded())) }
 
     /// A live media playlist (no EXT-X-ENDLIST) of the ring, segment URIs relative.
     public func playlist() -> String {

@@ -12,7 +12,7 @@ import Logging
 /// 30 s), and its first segment is marked as a discontinuity. What was recorded stays
 /// playable meanwhile. GLib thread only; `close()` before dropping.
 @GLibActor
-public final class TimeshiftBuffer: RingServer.Ring {
+public final class TimeshiftBuffer {
     public enum Event: Sendable, Equatable {
         /// A segment was added (the edge moved).
         case recorded
@@ -28,29 +28,51 @@ public final class TimeshiftBuffer: RingServer.Ring {
     private var watchdog: LoopTimer?
     private var restartTimer: UInt32 = 0
     private var attempts = 0
-    private var lastProgress = Date()
+    /// Monotonic: a wall-clock step must not fake a stall.
+    private var lastProgress = ContinuousClock.now
     private var segmentsThisRun = 0
     private var closed = false
-    /// Where the player's timeline starts in the recording: hlsdemux2 counts stream time
-    /// from the first segment of the first playlist it read, adding up EXTINF durations
-    /// (which are the ring's), so recording time = player time + this.
-    public private(set) var playbackOrigin: Double?
+    /// The server that plays the ring to playbin3, and the ring's token there.
+    private var server: RingServer?
+    private var token: String?
     private let log = Logger(category: "timeshift")
 
-    /// Segments the ring needs before playback starts: hlsdemux2 plays a live playlist
-    /// from a few segments before its end, and two keep that from being the very edge.
-    static let segmentsBeforePlayback = 2
-    /// Seconds without a new segment before the recorder is restarted: longer for the
-    /// first (a network source may need a while to deliver its first keyframe).
-    static let firstSegmentTimeout = 15.0
-    static let stallTimeout = 5.0
+    /// Seconds without a new segment before the recorder is restarted, and the longest
+    /// wait between attempts.
+    public struct Timeouts: Sendable {
+        /// Longer for the first segment: a network source may need a while to deliver
+        /// its first keyframe.
+        public var firstSegment: Double
+        public var stall: Double
+        public var maximumBackoff: Double
+        public static let standard = Timeouts(firstSegment: 15, stall: 5, maximumBackoff: 30)
+        public init(firstSegment: Double, stall: Double, maximumBackoff: Double) {
+            self.firstSegment = firstSegment
+            self.stall = stall
+            self.maximumBackoff = maximumBackoff
+        }
+    }
 
-    public init(source: RecordingSource, window: Double, folder: URL, onEvent: @escaping @GLibActor (Event) -> Void) {
+    /// Segments the ring needs before playback starts. Playback starts at the first, so
+    /// this is also how far behind the edge it starts: three seconds of slack before a
+    /// hiccup turns into buffering.
+    static let segmentsBeforePlayback = 3
+
+    private let timeouts: Timeouts
+
+    public init(source: RecordingSource, window: Double, folder: URL, timeouts: Timeouts = .standard,
+                onEvent: @escaping @GLibActor (Event) -> Void) {
         self.source = source
         self.folder = folder
+        self.timeouts = timeouts
         self.onEvent = onEvent
-        ring = SegmentRing(window: window)
+        ring = SegmentRing(window: window + Self.edgeAllowance)
     }
+
+    /// Seconds kept beyond the window: hlsdemux2 plays a live playlist from about three
+    /// segments before its end, and the oldest segment may go at any moment, so the ring
+    /// keeps four more (one-second) segments for the seekable span to be the whole window.
+    public static let edgeAllowance = 4.0
 
     /// Creates the folder and starts recording. Throws when the first recorder cannot start
     /// (a missing plugin, a bad URI); later failures are retried.
@@ -61,13 +83,29 @@ public final class TimeshiftBuffer: RingServer.Ring {
             throw RecorderError.cannotStart("cannot create \(folder.lastPathComponent): \(error.localizedDescription)")
         }
         try startRecorder()
-        watchdog = LoopTimer(milliseconds: 1000) { [weak self] in self?.checkProgress() }
+        // Checked four times per stall period (at least once a second).
+        let period = UInt32(max(50, min(1000, timeouts.stall * 250)))
+        watchdog = LoopTimer(milliseconds: period) { [weak self] in self?.checkProgress() }
     }
+
+    /// Serves the ring from `server`; returns the playlist URL for playbin3.
+    public func serve(from server: RingServer) -> String {
+        let (token, playlistURL) = server.register(publication)
+        self.server = server
+        self.token = token
+        return playlistURL
+    }
+
+    /// Where the player's timeline starts in the recording: hlsdemux2 counts stream time
+    /// from the first segment of the first playlist it read, adding up EXTINF durations
+    /// (which are the ring's), so recording time = player time + this.
+    public var playbackOrigin: Double? { token.flatMap { server?.origin(of: $0) } }
 
     /// Stops recording and deletes the ring's files.
     public func close() {
         guard !closed else { return }
         closed = true
+        if let token { server?.unregister(token) }
         watchdog?.cancel()
         watchdog = nil
         if restartTimer != 0 { g_source_remove(restartTimer) }
@@ -77,22 +115,20 @@ public final class TimeshiftBuffer: RingServer.Ring {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    // MARK: RingServer.Ring
-
+    /// Enough is recorded to start playing.
     public var isReady: Bool { ring.segments.count >= Self.segmentsBeforePlayback }
 
-    public func playlistForPlayer() -> String {
-        if playbackOrigin == nil { playbackOrigin = ring.start }
-        return ring.playlist()
+    /// What the ring server serves now.
+    private var publication: RingServer.Publication {
+        RingServer.Publication(folder: folder, playlist: isReady ? ring.playlist() : nil,
+                               files: Set(ring.segments.map(\.fileName)), start: ring.start)
     }
-
-    public func contains(fileName: String) -> Bool { ring.contains(fileName: fileName) }
 
     // MARK: Recording
 
     private func startRecorder() throws(RecorderError) {
         segmentsThisRun = 0
-        lastProgress = Date()
+        lastProgress = .now
         recorder = try Recorder(
             source: source, folder: folder, startIndex: ring.recordedCount,
             onSegment: { [weak self] segment in self?.add(segment) },
@@ -100,21 +136,24 @@ public final class TimeshiftBuffer: RingServer.Ring {
     }
 
     private func add(_ segment: Recorder.Segment) {
+        log.debug("segment", ["file": segment.fileName, "duration": "\(segment.duration)", "bytes": "\(segment.bytes)"])
         let began = Date().addingTimeInterval(-segment.duration)
         let dropped = ring.append(fileName: segment.fileName, duration: segment.duration, bytes: segment.bytes, began: began)
+        // The server stops listing dropped files before they go.
+        if let server, let token { server.publish(publication, for: token) }
         for old in dropped { try? FileManager.default.removeItem(at: folder.appendingPathComponent(old.fileName)) }
         segmentsThisRun += 1
         attempts = 0
-        lastProgress = Date()
+        lastProgress = .now
         onEvent(.recorded)
     }
 
     private func checkProgress() {
         guard recorder != nil else { return }
-        let limit = segmentsThisRun == 0 ? Self.firstSegmentTimeout : Self.stallTimeout
-        guard Date().timeIntervalSince(lastProgress) > limit else { return }
+        let limit = segmentsThisRun == 0 ? timeouts.firstSegment : timeouts.stall
+        guard ContinuousClock.now - lastProgress > .milliseconds(Int(limit * 1000)) else { return }
         recorder?.stop()
-        recorderEnded("no data for \(Int(limit)) s")
+        recorderEnded("no data for \(limit.formatted()) s")
     }
 
     /// Schedules the next recorder. Its segments follow a gap: marked as a discontinuity.
@@ -122,7 +161,7 @@ public final class TimeshiftBuffer: RingServer.Ring {
         guard !closed else { return }
         recorder = nil
         attempts += 1
-        let delay = min(30, pow(2, Double(attempts - 1)))
+        let delay = min(timeouts.maximumBackoff, pow(2, Double(attempts - 1)))
         ring.markDiscontinuity()
         log.warning("recorder restarting", ["attempt": "\(attempts)", "delay": "\(delay)", "reason": reason])
         onEvent(.reconnecting(attempt: attempts, delay: delay, reason: reason))

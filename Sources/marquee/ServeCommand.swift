@@ -55,15 +55,7 @@ enum ServeCommand {
                 log.error("\(error)")
                 return false
             }
-            // Scripts wait for this line: write it at once, whatever stdout is connected to.
-            FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8))
-            // Off by default: loading the decoders up front makes the first open ~100 ms faster
-            // but costs ~40 MB of resident memory for as long as the daemon is idle.
-            if args.flags.contains("preload-plugins") { PluginWarmup.run() }
-            if args.flags.contains("demo") {
-                do { try player.send(.open(OpenRequest(uri: SourceResolver.demoURI))) }
-                catch { log.error("demo failed to start", ["error": "\(error)"]) }
-            }
+            // Before the listening line: a supervisor may send SIGTERM as soon as it sees it.
             UnixSignals.onTerminate { signal in
                 log.info("stopping", ["signal": "\(signal)"])
                 // Stopping runs on the GLib thread; if a pipeline ever deadlocks on its way to
@@ -75,6 +67,15 @@ enum ServeCommand {
                 server.stop()
                 player.shutdown()
                 MainLoop.quit()
+            }
+            // Scripts wait for this line: write it at once, whatever stdout is connected to.
+            FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8))
+            // Off by default: loading the decoders up front makes the first open ~100 ms faster
+            // but costs ~40 MB of resident memory for as long as the daemon is idle.
+            if args.flags.contains("preload-plugins") { PluginWarmup.run() }
+            if args.flags.contains("demo") {
+                do { try player.send(.open(OpenRequest(uri: SourceResolver.demoURI))) }
+                catch { log.error("demo failed to start", ["error": "\(error)"]) }
             }
             return true
         }

@@ -256,12 +256,14 @@ final class TimeshiftTests: XCTestCase {
         _ = try open(sender.uri, window: 4)
         let t = try waitForTimeline("12 s recorded", timeout: 20) { $0.edge >= 12 }
         let segments = recordedSegments()
-        XCTAssertLessThanOrEqual(segments.count, 4 + 4, "a 4 s window keeps about 4 one-second segments: \(segments.map(\.lastPathComponent).sorted())")
+        // The window, plus four segments at the edge the demuxer keeps back, plus the one
+        // being written.
+        XCTAssertLessThanOrEqual(segments.count, 4 + 4 + 2, "a 4 s window keeps about 8 one-second segments: \(segments.map(\.lastPathComponent).sorted())")
         XCTAssertGreaterThanOrEqual(segments.count, 2, "the ring holds recent segments: \(segments.map(\.lastPathComponent).sorted())")
         XCTAssertEqual(t.state, "playing", "\(t)\n\(logTail())")
         XCTAssertLessThanOrEqual(t.window, 4 + 2.5, "\(t)")
         XCTAssertGreaterThan(t.window, 0, "\(t)")
-        XCTAssertGreaterThan(t.start, 0, "the oldest segments were dropped: \(t)")
+        XCTAssertGreaterThan(t.start, 1, "the oldest segments were dropped: \(t)")
         assertConsistent(t, window: 4)
 
         // An absolute position that was dropped is clamped to what is left.
@@ -278,10 +280,19 @@ final class TimeshiftTests: XCTestCase {
     func testRecordingSurvivesTheSenderStoppingAndGoesOnWhenItReturns() throws {
         let sender = try startSender()
         _ = try open(sender.uri, window: 60)
-        _ = try waitForTimeline("7 s recorded", timeout: 14) { $0.state == "playing" && $0.edge >= 7 }
+        _ = try waitForTimeline("7 s recorded", timeout: 20) { $0.state == "playing" && $0.edge >= 6.5 }
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
         sender.stop()
+        // Nothing for 5 s: the recorder is restarted, and says so.
+        let events = try collectEvents(ws, timeout: 10) { $0.contains { $0["type"] as? String == "reconnecting" } }
+        let reconnecting = try XCTUnwrap(events.first { $0["type"] as? String == "reconnecting" }?["data"] as? [String: Any],
+                                         "no reconnecting event: \(events.compactMap { $0["type"] as? String })\n\(logTail())")
+        XCTAssertEqual(reconnecting["attempt"] as? Int, 1)
+        XCTAssertEqual(jsonNumber(reconnecting["delay"]), 1)
+        XCTAssertTrue((reconnecting["reason"] as? String ?? "").contains("no data"), "\(reconnecting)")
 
-        usleep(2_500_000)
         let quiet = try timeline()
         XCTAssertNotEqual(quiet.state, "error", "\(quiet)\n\(logTail())")
         usleep(2_000_000)
@@ -302,7 +313,9 @@ final class TimeshiftTests: XCTestCase {
         let frozenEdge = stillQuiet.edge
         let again = try LiveUDPSender(port: sender.port)
         senders.append(again)
-        let resumed = try waitForTimeline("the edge growing again", timeout: 10) { $0.edge >= frozenEdge + 2 }
+        // Within a restart or two: a recorder that started before the source came back
+        // sometimes stalls on its first fragment, and the watchdog replaces it after 5 s.
+        let resumed = try waitForTimeline("the edge growing again", timeout: 20) { $0.edge >= frozenEdge + 2 }
         XCTAssertNotEqual(resumed.state, "error", "\(resumed)\n\(logTail())")
         XCTAssertNil(resumed.snapshot.errorCode, "\(resumed)")
         assertConsistent(resumed, window: 60)
@@ -391,7 +404,7 @@ final class TimeshiftTests: XCTestCase {
         XCTAssertLessThanOrEqual(t.end, t.edge + 0.5, "seekable ends at the edge at the latest: \(t)", file: file, line: line)
         XCTAssertEqual(t.behind, t.edge - t.position, accuracy: 0.5, "behind = edge - position: \(t)", file: file, line: line)
         XCTAssertGreaterThanOrEqual(t.behind, 0, "\(t)", file: file, line: line)
-        XCTAssertEqual(t.window, t.edge - t.start, accuracy: 0.5, "window = edge - seekable.start: \(t)", file: file, line: line)
+        XCTAssertEqual(t.window, t.end - t.start, accuracy: 0.01, "window = the seekable span: \(t)", file: file, line: line)
         XCTAssertLessThanOrEqual(t.window, window + 2.5, "the ring keeps at most the window (+ a couple of segments): \(t)", file: file, line: line)
         XCTAssertTrue(t.snapshot["duration"] is NSNull, "duration is null while live: \(t)", file: file, line: line)
     }
