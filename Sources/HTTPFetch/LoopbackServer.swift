@@ -2,9 +2,10 @@ import CSoup
 import Foundation
 import GLibRuntime
 
-/// A libsoup server on 127.0.0.1 (a free port) for the daemon's own players: the header
-/// proxy and the timeshift ring. Never exposed: it listens on loopback only, whatever the
-/// control server does. GLib thread only.
+/// A libsoup server on 127.0.0.1 (a free port) on the GLib thread, for the header proxy.
+/// Never exposed: it listens on loopback only, whatever the control server does. GLib
+/// thread only. (The timeshift ring has a server with a thread of its own:
+/// `Sources/Timeshift/RingServer.swift` says why.)
 @GLibActor
 public final class LoopbackServer {
     /// Handles one request: `message` is the SoupServerMessage, `path` its decoded path.
