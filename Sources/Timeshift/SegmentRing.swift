@@ -15,6 +15,23 @@ public struct RingSegment: Sendable, Equatable {
     /// When the segment began, by the wall clock (for a segment that follows on, the one
     /// before's plus its duration).
     public let began: Date
+    /// Its lines in the playlist (date, duration, name), made once: with an hour's window
+    /// the playlist has 3600 entries and is rebuilt every second.
+    let playlistEntry: String
+
+    init(sequence: Int, fileName: String, start: Double, duration: Double, bytes: Int, discontinuity: Bool, began: Date) {
+        self.sequence = sequence
+        self.fileName = fileName
+        self.start = start
+        self.duration = duration
+        self.bytes = bytes
+        self.discontinuity = discontinuity
+        self.began = began
+        playlistEntry = "#EXT-X-PROGRAM-DATE-TIME:\(began.formatted(Self.dateFormat))\n"
+            + String(format: "#EXTINF:%.6f,\n", duration) + fileName + "\n"
+    }
+
+    private static let dateFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     public var end: Double { start + duration }
 }
@@ -98,11 +115,10 @@ public struct SegmentRing: Sendable {
         var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
             + "#EXT-X-MEDIA-SEQUENCE:\(first?.sequence ?? recordedCount)\n"
             + "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n"
-        let dateFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        text.reserveCapacity(text.utf8.count + segments.count * 80)
         for segment in segments {
-            if segment.discontinuity && segment != first { text += "#EXT-X-DISCONTINUITY\n" }
-            text += "#EXT-X-PROGRAM-DATE-TIME:\(segment.began.formatted(dateFormat))\n"
-            text += String(format: "#EXTINF:%.6f,\n", segment.duration) + segment.fileName + "\n"
+            if segment.discontinuity && segment.sequence != first?.sequence { text += "#EXT-X-DISCONTINUITY\n" }
+            text += segment.playlistEntry
         }
         return text
     }

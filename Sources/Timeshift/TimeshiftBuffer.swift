@@ -148,6 +148,14 @@ public final class TimeshiftBuffer {
         onEvent(.recorded)
     }
 
+    /// A stopped recorder leaves the fragment it was writing; only the ring's files stay.
+    private func removeUnlistedFiles() {
+        let listed = Set(ring.segments.map(\.fileName))
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !listed.contains(name) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
     private func checkProgress() {
         guard recorder != nil else { return }
         let limit = segmentsThisRun == 0 ? timeouts.firstSegment : timeouts.stall
@@ -160,6 +168,7 @@ public final class TimeshiftBuffer {
     private func recorderEnded(_ reason: String) {
         guard !closed else { return }
         recorder = nil
+        removeUnlistedFiles()
         attempts += 1
         let delay = min(timeouts.maximumBackoff, pow(2, Double(attempts - 1)))
         ring.markDiscontinuity()
