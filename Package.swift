@@ -29,13 +29,14 @@ let package = Package(
         .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging"]),
 
         .target(name: "TestMedia", dependencies: [], path: "Tests/TestMedia"),
+        .target(name: "GLibTestSupport", dependencies: ["GLibRuntime", "GStreamerKit"], path: "Tests/GLibTestSupport"),
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch"]),
-        .testTarget(name: "TimeshiftTests", dependencies: ["Timeshift", "GStreamerKit", "GLibRuntime", "TestMedia"]),
+        .testTarget(name: "TimeshiftTests", dependencies: ["Timeshift", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "HLS"]),
         .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
-        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "TestMedia"]),
+        .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MarqueeClient", "ControlAPI", "TestMedia"]),
     ]

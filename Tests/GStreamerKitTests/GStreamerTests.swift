@@ -1,3 +1,4 @@
+import GLibTestSupport
 import GStreamerKit
 import XCTest
 

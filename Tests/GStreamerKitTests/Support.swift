@@ -3,15 +3,6 @@ import GLibRuntime
 import GStreamerKit
 import XCTest
 
-/// Base class: GStreamer initialised and the GLib loop running on its helper thread
-/// before any test hops onto `GLibActor` (otherwise that hop waits forever).
-class GStreamerTestCase: XCTestCase {
-    override class func setUp() {
-        super.setUp()
-        GStreamer.initialize()
-        MainLoop.startOnHelperThreadOnce()
-    }
-}
 
 /// Bus events collected by a `BusWatch` handler, in arrival order. GLib thread only.
 @GLibActor
@@ -41,17 +32,6 @@ final class EventLog {
     }
 }
 
-/// Polls `condition` every 20 ms (yielding the GLib thread so bus watches run) until it
-/// holds or `timeout` seconds pass. Returns whether it held.
-@GLibActor
-func eventually(timeout: Double = 5, _ condition: @GLibActor () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() >= deadline { return false }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return true
-}
 
 /// playbin3 on a local file with fake sinks that sync to the clock (a fakesink with
 /// sync=false as audio sink never completes PAUSED; see GSTREAMER-NOTES.md).

@@ -23,8 +23,8 @@ public final class LiveUDPSender: @unchecked Sendable {
 
     private let process = Process()
     private let pid: pid_t
-    private let stdoutCollector: OutputCollector
-    private let stderrCollector: OutputCollector
+    private let stdoutCollector: PipeCollector
+    private let stderrCollector: PipeCollector
     private let lock = NSLock()
     private var stopped = false
 
@@ -66,8 +66,8 @@ public final class LiveUDPSender: @unchecked Sendable {
         }
         pid = process.processIdentifier
         // Drained all the time: a child that fills a pipe buffer blocks on write.
-        stdoutCollector = OutputCollector(stdoutPipe.fileHandleForReading)
-        stderrCollector = OutputCollector(stderrPipe.fileHandleForReading)
+        stdoutCollector = PipeCollector(stdoutPipe.fileHandleForReading, keepingLast: 65_536)
+        stderrCollector = PipeCollector(stderrPipe.fileHandleForReading, keepingLast: 65_536)
 
         // Generous: the first GStreamer run on a fresh machine rebuilds the plugin registry.
         let deadline = Date().addingTimeInterval(30)
@@ -185,37 +185,3 @@ public final class LiveUDPSender: @unchecked Sendable {
     }
 }
 
-/// Reads a pipe to EOF on its own thread, keeping the last 64 KiB.
-private final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            withExtendedLifetime(handle) {
-                var buffer = [UInt8](repeating: 0, count: 16_384)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes {
-                        read(handle.fileDescriptor, $0.baseAddress, $0.count)
-                    }
-                    if count > 0 {
-                        lock.lock()
-                        data.append(contentsOf: buffer[..<count])
-                        if data.count > 65_536 { data = Data(data.suffix(65_536)) }
-                        lock.unlock()
-                    } else if count < 0, errno == EINTR {
-                        continue
-                    } else {
-                        break
-                    }
-                }
-            }
-        }
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
-    }
-}

@@ -182,13 +182,14 @@ private func deadline(after seconds: Double) -> DispatchTime {
 
 /// Reads a pipe to EOF on its own thread. A dedicated thread rather than a dispatch
 /// queue, because the read blocks for as long as the child runs and parallel tests
-/// could otherwise starve the shared pool.
-private final class PipeCollector: @unchecked Sendable {
+/// could otherwise starve the shared pool. With `keepingLast`, only that many of the
+/// newest bytes are kept (for children that run for a long time).
+final class PipeCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private let finished = DispatchSemaphore(value: 0)
 
-    init(_ handle: FileHandle) {
+    init(_ handle: FileHandle, keepingLast limit: Int = .max) {
         Thread.detachNewThread { [self] in
             // read(2) rather than FileHandle.read(upToCount:), which on Linux waits for
             // the full count or EOF, so output from a child whose pipe never closes
@@ -202,6 +203,7 @@ private final class PipeCollector: @unchecked Sendable {
                     if count > 0 {
                         lock.lock()
                         data.append(contentsOf: buffer[..<count])
+                        if data.count > limit { data = Data(data.suffix(limit)) }
                         lock.unlock()
                     } else if count < 0, errno == EINTR {
                         continue
@@ -213,6 +215,9 @@ private final class PipeCollector: @unchecked Sendable {
             finished.signal()
         }
     }
+
+    /// What was read so far.
+    var text: String { text(waitingUntil: .now()) }
 
     func text(waitingUntil deadline: DispatchTime) -> String {
         _ = finished.wait(timeout: deadline)

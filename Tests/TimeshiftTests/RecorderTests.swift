@@ -1,4 +1,5 @@
 import Foundation
+import GLibTestSupport
 import GLibRuntime
 import GStreamerKit
 import TestMedia

@@ -8,27 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Base class: GStreamer initialised and the GLib loop running on its helper thread
-/// before any test hops onto `GLibActor` (otherwise that hop waits forever).
-class GStreamerTestCase: XCTestCase {
-    override class func setUp() {
-        super.setUp()
-        GStreamer.initialize()
-        MainLoop.startOnHelperThreadOnce()
-    }
-}
 
-/// Polls `condition` every 20 ms (yielding the GLib thread so timers, bus watches and the
-/// loopback server run) until it holds or `timeout` seconds pass. Returns whether it held.
-@GLibActor
-func eventually(timeout: Double = 5, _ condition: @GLibActor () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() >= deadline { return false }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return true
-}
 
 /// A fresh folder under the temporary directory (not created).
 func temporaryFolder(_ prefix: String) -> URL {
