@@ -1,7 +1,8 @@
 // marquee-conformance: runs Marquee's parsers against third-party conformance corpora.
 //
 //   marquee-conformance hls DIR         every <case>.m3u8 + <case>.expected.json under DIR
-//   marquee-conformance subtitles DIR   (not implemented yet)
+//   marquee-conformance subtitles [--verbose] DIR
+//                                       DIR/webvtt, DIR/srt, DIR/sami (see SubtitlesConformance.swift)
 //
 // Prints one line per failing case (its name and the first field that differs) and ends with
 // `hls: PASSED/TOTAL`. Exits 0 whatever the score; 2 when DIR is missing or the usage is wrong.
@@ -296,9 +297,10 @@ switch (arguments.first, arguments.count) {
 case ("hls", 2):
     exit(runHLS(arguments[1]))
 case ("subtitles", 2):
-    print("subtitles: not implemented yet")
-    exit(0)
+    exit(runSubtitles(arguments[1], verbose: false))
+case ("subtitles", 3) where arguments.contains("--verbose"):
+    exit(runSubtitles(arguments.dropFirst().first { $0 != "--verbose" } ?? "", verbose: true))
 default:
-    FileHandle.standardError.write(Data("usage: marquee-conformance hls|subtitles DIR\n".utf8))
+    FileHandle.standardError.write(Data("usage: marquee-conformance hls DIR | subtitles [--verbose] DIR\n".utf8))
     exit(2)
 }
