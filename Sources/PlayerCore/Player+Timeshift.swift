@@ -114,7 +114,9 @@ extension Player {
         }
         guard liveTimer == nil else { return }
         liveTimer = LoopTimer(milliseconds: 1000) { [weak self] in
-            guard let self, let live = self.snapshot().live else { return }
+            guard let self, let session = self.session, self.machine.prerolled,
+                  let position = session.playbin.queryPosition().map({ $0 + self.timelineOffset }),
+                  let live = self.liveWindow(session, position: position).1 else { return }
             self.publish(.live(live))
         }
     }

@@ -40,6 +40,9 @@ public final class RingServer: @unchecked Sendable {
     // Server thread only:
     private var waiting: [String: [(message: OpaquePointer, timer: UnsafeMutablePointer<GSource>)]] = [:]
 
+    /// The server thread's GMainContext. It, the SoupServer on it (held by `StartOutcome`)
+    /// and its GMainLoop live as long as the process: the player makes one RingServer on
+    /// first use and keeps it, so none of them is ever released.
     private let context: OpaquePointer
     /// "http://127.0.0.1:PORT".
     public let baseURL: String

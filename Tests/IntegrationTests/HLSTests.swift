@@ -24,9 +24,16 @@ final class HLSPlaybackTests: XCTestCase {
     private func variants(_ s: [String: Any]) -> [[String: Any]] { s["variants"] as? [[String: Any]] ?? [] }
     private func variantState(_ s: [String: Any]) -> [String: Any] { s["variant"] as? [String: Any] ?? [:] }
 
-    /// Requests for files under `folder` that arrived after `since`.
-    private func requests(under folder: String, after since: Date) -> [RecordedRequest] {
-        server.requests.filter { $0.time > since && $0.path.hasPrefix("/" + folder) && $0.path.hasSuffix(".ts") }
+    /// Requests for `suffix` files under `folder` that arrived after `since`.
+    private func requests(under folder: String, after since: Date, suffix: String = ".ts") -> [RecordedRequest] {
+        server.requests.filter { $0.time > since && $0.path.hasPrefix("/" + folder) && $0.path.hasSuffix(suffix) }
+    }
+
+    /// The first such request, waiting up to 8 s for it.
+    private func firstRequest(under folder: String, after since: Date, suffix: String = ".ts") -> RecordedRequest? {
+        let deadline = Date().addingTimeInterval(8)
+        while requests(under: folder, after: since, suffix: suffix).isEmpty && Date() < deadline { usleep(50_000) }
+        return requests(under: folder, after: since, suffix: suffix).first
     }
 
     private func folder(of playlistPath: String) -> String {
@@ -53,9 +60,7 @@ final class HLSPlaybackTests: XCTestCase {
         let pinned = try XCTUnwrap(try r.json() as? [String: Any])
         XCTAssertEqual(variantState(pinned)["mode"] as? String, "manual")
         XCTAssertEqual(variantState(pinned)["selected"] as? String, "v1")
-        let deadline = Date().addingTimeInterval(8)
-        while requests(under: lowest, after: pinnedAt).isEmpty && Date() < deadline { usleep(50_000) }
-        let first = try XCTUnwrap(requests(under: lowest, after: pinnedAt).first, "no segment of \(lowest) after the pin; saw \(server.requests.map(\.path).suffix(12))\n\(daemon.log.split(separator: "\n").filter { $0.contains("variant") || $0.contains("hls") }.joined(separator: "\n"))")
+        let first = try XCTUnwrap(firstRequest(under: lowest, after: pinnedAt), "no segment of \(lowest) after the pin; saw \(server.requests.map(\.path).suffix(12))\n\(daemon.log.split(separator: "\n").filter { $0.contains("variant") || $0.contains("hls") }.joined(separator: "\n"))")
         print("variant pin: first segment of the pinned variant requested \(Int(first.time.timeIntervalSince(pinnedAt) * 1000)) ms after the command")
         _ = try daemon.waitFor("current v1", timeout: 8) { self.variantState($0)["current"] as? String == "v1" }
 
@@ -108,9 +113,7 @@ final class HLSPlaybackTests: XCTestCase {
         }
         // Stopping cancels hlsdemux2's downloads mid-flight; the proxy drops those
         // exchanges cleanly, without touching the finished message (libsoup complains).
-        let held = (ladder.variantPaths + ladder.audioPaths.values.sorted()).map {
-            ($0 as NSString).deletingLastPathComponent + "/segment00006.ts"
-        }
+        let held = ladder.segmentPaths(6)
         for path in held { server.hold(path: path) }
         let (seekStatus, _) = try daemon.post("/v1/player/seek", ["position": 5.5, "exact": true])
         XCTAssertEqual(seekStatus, 200)
@@ -162,9 +165,7 @@ final class HLSPlaybackTests: XCTestCase {
         let switchedAt = Date()
         let r = try daemon.client.post("/v1/player/tracks/audio", json: ["id": french])
         XCTAssertEqual(r.status, 200, r.text)
-        let deadline = Date().addingTimeInterval(8)
-        while requests(under: frenchFolder, after: switchedAt).isEmpty && Date() < deadline { usleep(50_000) }
-        XCTAssertFalse(requests(under: frenchFolder, after: switchedAt).isEmpty, "no French segment requested after the switch")
+        XCTAssertNotNil(firstRequest(under: frenchFolder, after: switchedAt), "no French segment requested after the switch")
         _ = try daemon.waitFor("French selected", timeout: 5) { snap in
             let tracks = ((snap["tracks"] as? [String: Any])?["audio"] as? [[String: Any]]) ?? []
             return tracks.contains { $0["title"] as? String == "French" && $0["selected"] as? Bool == true }
@@ -188,17 +189,13 @@ final class HLSPlaybackTests: XCTestCase {
         }
         let englishFolder = folder(of: try XCTUnwrap(ladder.subtitlePaths["en"]))
         let germanFolder = folder(of: try XCTUnwrap(ladder.subtitlePaths["de"]))
-        func cues(under folder: String, after since: Date) -> [RecordedRequest] {
-            server.requests.filter { $0.time > since && $0.path.hasPrefix("/" + folder) && $0.path.hasSuffix(".vtt") }
-        }
-        XCTAssertFalse(cues(under: englishFolder, after: .distantPast).isEmpty, "English cues not fetched: \(server.requests.map(\.path))")
+        XCTAssertFalse(requests(under: englishFolder, after: .distantPast, suffix: ".vtt").isEmpty,
+                       "English cues not fetched: \(server.requests.map(\.path))")
 
         let switchedAt = Date()
         var r = try daemon.client.post("/v1/player/tracks/subtitle", json: ["id": german])
         XCTAssertEqual(r.status, 200, r.text)
-        let deadline = Date().addingTimeInterval(8)
-        while cues(under: germanFolder, after: switchedAt).isEmpty && Date() < deadline { usleep(50_000) }
-        XCTAssertFalse(cues(under: germanFolder, after: switchedAt).isEmpty, "no German cues requested after the switch")
+        XCTAssertNotNil(firstRequest(under: germanFolder, after: switchedAt, suffix: ".vtt"), "no German cues requested after the switch")
         _ = try daemon.waitFor("Deutsch selected", timeout: 5) { snap in
             subtitles(snap).contains { $0["id"] as? String == german && $0["selected"] as? Bool == true }
                 && subtitles(snap).filter { $0["selected"] as? Bool == true }.count == 1

@@ -71,9 +71,7 @@ final class LiveHLSTests: XCTestCase {
         // once the server answers. (Not an earlier one: start-up buffering wants about
         // five seconds, and held inside it the first frame waits on hlsdemux2's own
         // 10 s timeout instead.)
-        let held = (ladder.variantPaths + ladder.audioPaths.values.sorted()).map {
-            ($0 as NSString).deletingLastPathComponent + "/segment00005.ts"
-        }
+        let held = ladder.segmentPaths(5)
         for path in held { server.hold(path: path) }
         let ws = WebSocketClient(baseURL: daemon.url)
         try ws.connect()

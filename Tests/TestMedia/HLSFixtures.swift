@@ -18,6 +18,14 @@ public struct HLSLadder: Sendable {
     public let subtitlePaths: [String: String]
     /// The BANDWIDTH attribute of each variant, in `variantPaths` order (strictly increasing).
     public let bandwidths: [Int]
+
+    /// Segment `index` of every video variant and audio rendition ("v0/segment00006.ts", …):
+    /// what to hold back or fail to cut playback off at one point whatever variant plays.
+    public func segmentPaths(_ index: Int) -> [String] {
+        (variantPaths + audioPaths.values.sorted()).map {
+            ($0 as NSString).deletingLastPathComponent + "/" + String(format: "segment%05d.ts", index)
+        }
+    }
 }
 
 /// An AES-128 encrypted VOD HLS made by `HLSFixtures.encrypted`; paths relative to `directory`.
