@@ -22,6 +22,12 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case networkError = "network_error"
     case pipelineError = "pipeline_error"
     case internalError = "internal_error"
+    /// PATCH, DELETE or swap of a picture-in-picture that is not running.
+    case noPip = "no_pip"
+    /// A snapshot was asked for while no video is on screen.
+    case noVideo = "no_video"
+    /// An external subtitle file that cannot be read or parsed.
+    case subtitleError = "subtitle_error"
 
     public var httpStatus: Int {
         switch self {
@@ -31,12 +37,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .notFound, .unknownTrack, .unknownVariant, .routeNotFound: return 404
         case .methodNotAllowed: return 405
         case .timeout: return 408
-        case .notSeekable, .notLive, .noSource: return 409
+        case .notSeekable, .notLive, .noSource, .noPip: return 409
         case .payloadTooLarge: return 413
         case .unsupportedMediaType: return 415
         case .tooManyRequests: return 429
-        case .mediaError, .networkError, .pipelineError: return 422
+        case .mediaError, .networkError, .pipelineError, .subtitleError: return 422
         case .internalError: return 500
+        case .noVideo: return 503
         }
     }
 }

@@ -13,9 +13,16 @@ public enum Command: Sendable, Equatable {
     case variant(VariantRequest)
     case audio(TrackRequest)
     case subtitle(SubtitleRequest)
+    case pipStart(PipStartRequest)
+    case pipUpdate(PipUpdateRequest)
+    case pipStop
+    case pipSwap
+    case watermark(WatermarkRequest)
+    case watermarkRemove
 
     /// The names used over the WebSocket (`{"command": "seek"}`).
-    public static let names = ["open", "play", "pause", "stop", "seek", "live", "set", "variant", "audio", "subtitle"]
+    public static let names = ["open", "play", "pause", "stop", "seek", "live", "set", "variant", "audio", "subtitle",
+                               "pip.start", "pip.update", "pip.stop", "pip.swap", "watermark", "watermark.remove"]
 
     public var name: String {
         switch self {
@@ -29,6 +36,12 @@ public enum Command: Sendable, Equatable {
         case .variant: return "variant"
         case .audio: return "audio"
         case .subtitle: return "subtitle"
+        case .pipStart: return "pip.start"
+        case .pipUpdate: return "pip.update"
+        case .pipStop: return "pip.stop"
+        case .pipSwap: return "pip.swap"
+        case .watermark: return "watermark"
+        case .watermarkRemove: return "watermark.remove"
         }
     }
 
@@ -45,6 +58,12 @@ public enum Command: Sendable, Equatable {
         case "variant": return .variant(try JSONCoding.decodeBody(VariantRequest.self, from: arguments))
         case "audio": return .audio(try JSONCoding.decodeBody(TrackRequest.self, from: arguments))
         case "subtitle": return .subtitle(try JSONCoding.decodeBody(SubtitleRequest.self, from: arguments))
+        case "pip.start": return .pipStart(try JSONCoding.decodeBody(PipStartRequest.self, from: arguments))
+        case "pip.update": return .pipUpdate(try JSONCoding.decodeBody(PipUpdateRequest.self, from: arguments))
+        case "pip.stop": return .pipStop
+        case "pip.swap": return .pipSwap
+        case "watermark": return .watermark(try JSONCoding.decodeBody(WatermarkRequest.self, from: arguments))
+        case "watermark.remove": return .watermarkRemove
         default: throw APIError(.invalidArgument, "unknown command '\(name)'")
         }
     }
@@ -112,7 +131,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         }
         // Contract fields whose features have not landed yet are refused rather than ignored,
         // so a script never believes its headers or timeshift window were applied.
-        for (key, given) in [("subtitle", subtitle != nil), ("userId", userId != nil)] where given {
+        for (key, given) in [("userId", userId != nil)] where given {
             throw APIError(.invalidArgument, "'\(key)' is not supported by this version of Marquee yet")
         }
         try RequestHeaders.validate(requestHeaders, field: "headers")
@@ -122,6 +141,9 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         }
         if let start, !(start.isFinite && start >= 0) {
             throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
+        }
+        if let subtitle, subtitle.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw APIError(.invalidArgument, "'subtitle' must be a subtitle file's URI or path")
         }
     }
 }
@@ -169,23 +191,27 @@ public struct SettingsPatch: Codable, Sendable, Equatable {
     /// Seconds the audio is delayed against the video (negative: audio earlier).
     public var audioDelay: Double?
     public var `repeat`: RepeatMode?
+    public var subtitleStyle: SubtitleStylePatch?
 
-    public init(rate: Double? = nil, volume: Double? = nil, muted: Bool? = nil, audioDelay: Double? = nil, repeat: RepeatMode? = nil) {
+    public init(rate: Double? = nil, volume: Double? = nil, muted: Bool? = nil, audioDelay: Double? = nil, repeat: RepeatMode? = nil,
+                subtitleStyle: SubtitleStylePatch? = nil) {
         self.rate = rate
         self.volume = volume
         self.muted = muted
         self.audioDelay = audioDelay
         self.repeat = `repeat`
+        self.subtitleStyle = subtitleStyle
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["rate", "volume", "muted", "audioDelay", "repeat"])
+        try UnknownKeys.reject(in: decoder, allowed: ["rate", "volume", "muted", "audioDelay", "repeat", "subtitleStyle"])
         let c = try decoder.container(keyedBy: CodingKeys.self)
         rate = try c.decodeIfPresent(Double.self, forKey: .rate)
         volume = try c.decodeIfPresent(Double.self, forKey: .volume)
         muted = try c.decodeIfPresent(Bool.self, forKey: .muted)
         audioDelay = try c.decodeIfPresent(Double.self, forKey: .audioDelay)
         self.repeat = try c.decodeIfPresent(RepeatMode.self, forKey: .repeat)
+        subtitleStyle = try c.decodeIfPresent(SubtitleStylePatch.self, forKey: .subtitleStyle)
         if let rate, !Self.rateRange.contains(rate) {
             throw APIError(.invalidArgument, "'rate' must be between 0.1 and 10")
         }
@@ -209,22 +235,32 @@ public struct TrackRequest: Codable, Sendable, Equatable {
     public init(id: String) { self.id = id }
 }
 
-/// POST /v1/player/tracks/subtitle: `{"id": null}` turns subtitles off. The key is required
-/// so that an empty body is an error rather than a silent "off".
+/// POST /v1/player/tracks/subtitle: `{"id": "..."}` selects a track, `{"id": null}` turns
+/// subtitles off, `{"uri": "..."}` adds an external SRT, SAMI or WebVTT file and selects it.
+/// One of the keys is required so that an empty body is an error rather than a silent "off".
 public struct SubtitleRequest: Codable, Sendable, Equatable {
     public var id: String?
+    public var uri: String?
     public init(id: String?) { self.id = id }
-    private enum CodingKeys: String, CodingKey { case id }
+    public init(uri: String) { self.uri = uri }
+    private enum CodingKeys: String, CodingKey { case id, uri }
 
     public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: ["id", "uri"])
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        guard c.contains(.id) else { throw APIError(.invalidArgument, "missing field 'id' (null turns subtitles off)") }
+        guard c.contains(.id) != c.contains(.uri) else {
+            throw APIError(.invalidArgument, "give 'id' (null turns subtitles off) or 'uri' (an external subtitle file)")
+        }
         id = try c.decodeIfPresent(String.self, forKey: .id)
+        uri = try c.decodeIfPresent(String.self, forKey: .uri)
+        if c.contains(.uri), uri?.trimmingCharacters(in: .whitespaces).isEmpty ?? true {
+            throw APIError(.invalidArgument, "'uri' must be a subtitle file's URI or path")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
+        if let uri { try c.encode(uri, forKey: .uri) } else { try c.encode(id, forKey: .id) }
     }
 }
 

@@ -15,6 +15,11 @@ public enum PlayerEvent: Sendable, Equatable {
     case live(LiveInfo)
     /// The timeshift recorder lost its source and tries again.
     case reconnecting(ReconnectingUpdate)
+    /// The inset changed (started, moved, swapped, changed state, removed: null).
+    case pip(PipInfo?)
+    case watermark(WatermarkRequest?)
+    /// The subtitle cue on screen changed (null: cleared).
+    case cue(Cue?)
     case error(APIError)
     case eos
 
@@ -32,6 +37,9 @@ public enum PlayerEvent: Sendable, Equatable {
         case .variant: return "variant"
         case .live: return "live"
         case .reconnecting: return "reconnecting"
+        case .pip: return "pip"
+        case .watermark: return "watermark"
+        case .cue: return "cue"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -41,7 +49,7 @@ public enum PlayerEvent: Sendable, Equatable {
     /// same type makes an older one redundant.
     public var isLatestValue: Bool {
         switch self {
-        case .position, .buffering, .settings, .tracks, .live: return true
+        case .position, .buffering, .settings, .tracks, .live, .pip, .watermark, .cue: return true
         default: return false
         }
     }
@@ -104,12 +112,14 @@ public struct SettingsUpdate: Codable, Sendable, Equatable {
     public var muted: Bool
     public var audioDelay: Double
     public var `repeat`: RepeatMode
-    public init(rate: Double, volume: Double, muted: Bool, audioDelay: Double, repeat: RepeatMode) {
+    public var subtitleStyle: SubtitleStyle
+    public init(rate: Double, volume: Double, muted: Bool, audioDelay: Double, repeat: RepeatMode, subtitleStyle: SubtitleStyle = SubtitleStyle()) {
         self.rate = rate
         self.volume = volume
         self.muted = muted
         self.audioDelay = audioDelay
         self.repeat = `repeat`
+        self.subtitleStyle = subtitleStyle
     }
 }
 
@@ -143,6 +153,9 @@ public struct EventEnvelope: Encodable, Sendable {
         case .variant(let v): try c.encode(v, forKey: .data)
         case .live(let l): try c.encode(l, forKey: .data)
         case .reconnecting(let r): try c.encode(r, forKey: .data)
+        case .pip(let p): try c.encode(p, forKey: .data)
+        case .watermark(let w): try c.encode(w, forKey: .data)
+        case .cue(let cue): try c.encode(cue, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }

@@ -5,6 +5,8 @@ public struct Route: Sendable, Hashable {
         /// Decode the body as this command's arguments and send it to the player.
         case command(String)
         case snapshot
+        /// The composed output frame as JPEG.
+        case snapshotImage
         case events
         case health
         case metrics
@@ -35,6 +37,13 @@ public enum Routes {
         Route("POST", "/v1/player/variant", .command("variant")),
         Route("POST", "/v1/player/tracks/audio", .command("audio")),
         Route("POST", "/v1/player/tracks/subtitle", .command("subtitle")),
+        Route("POST", "/v1/pip", .command("pip.start")),
+        Route("PATCH", "/v1/pip", .command("pip.update")),
+        Route("DELETE", "/v1/pip", .command("pip.stop")),
+        Route("POST", "/v1/pip/swap", .command("pip.swap")),
+        Route("PUT", "/v1/overlays/watermark", .command("watermark")),
+        Route("DELETE", "/v1/overlays/watermark", .command("watermark.remove")),
+        Route("GET", "/v1/snapshot.jpg", .snapshotImage),
         Route("GET", "/v1/events", .events),
         Route("GET", "/healthz", .health),
         Route("GET", "/metrics", .metrics),

@@ -132,16 +132,6 @@ public struct ABLoop: Codable, Sendable, Equatable {
     public var b: Double
 }
 
-public struct Rect: Codable, Sendable, Equatable {
-    public var x: Int, y: Int, width: Int, height: Int
-}
-
-public struct PipInfo: Codable, Sendable, Equatable {
-    public var uri: String
-    public var state: String
-    public var rect: Rect
-}
-
 /// GET /v1/player. Optional fields encode as `null` (not omitted): the contract lists
 /// every key, and scripts test `.source == null`.
 public struct PlayerSnapshot: Codable, Sendable, Equatable {
@@ -162,6 +152,10 @@ public struct PlayerSnapshot: Codable, Sendable, Equatable {
     public var `repeat`: RepeatMode = .none
     public var abLoop: ABLoop?
     public var pip: PipInfo?
+    public var watermark: WatermarkRequest?
+    public var subtitleStyle = SubtitleStyle()
+    /// The subtitle cue on screen now.
+    public var cue: Cue?
     public var error: APIError?
 
     public init() {}
@@ -185,6 +179,9 @@ public struct PlayerSnapshot: Codable, Sendable, Equatable {
         try c.encode(`repeat`, forKey: .repeat)
         try c.encode(abLoop, forKey: .abLoop)
         try c.encode(pip, forKey: .pip)
+        try c.encode(watermark, forKey: .watermark)
+        try c.encode(subtitleStyle, forKey: .subtitleStyle)
+        try c.encode(cue, forKey: .cue)
         try c.encode(error, forKey: .error)
     }
 }

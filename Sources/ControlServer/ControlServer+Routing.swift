@@ -61,6 +61,8 @@ extension ControlServer {
         switch route.action {
         case .snapshot:
             reply(msg, route: route.path, status: 200, player.snapshot())
+        case .snapshotImage:
+            replyWithFrame(msg, route: route.path, query: query)
         case .health:
             reply(msg, route: route.path, status: 200, Health(status: "ok", version: MarqueeVersion.current, gstreamer: player.gstreamerVersion))
         case .metrics:

@@ -44,6 +44,8 @@ public final class ControlServer {
     /// Sockets of WebSocket upgrades between the HTTP handler and the WebSocket handler.
     var pendingUpgradeSockets: [OpaquePointer: Int32] = [:]
     private(set) var waiters: [Int: Waiter] = [:]
+    /// JPEG encodings in progress for `/v1/snapshot.jpg` (bounded: each holds a frame).
+    var snapshotsInProgress = 0
     private var nextWaiterID = 0
 
     public init(player: Player, configuration: Configuration) {

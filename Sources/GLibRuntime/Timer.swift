@@ -39,3 +39,36 @@ private final class TickBox {
     let tick: @GLibActor () -> Void
     init(_ tick: @escaping @GLibActor () -> Void) { self.tick = tick }
 }
+
+/// Runs `action` once on the loop thread after `milliseconds`, unless cancelled first (or
+/// released). GLib thread only.
+@GLibActor
+public final class OneShotTimer {
+    private var sourceID: UInt32 = 0
+    private let box: OneShotBox
+
+    public init(milliseconds: UInt32, _ action: @escaping @GLibActor () -> Void) {
+        box = OneShotBox(action)
+        let data = Unmanaged.passRetained(box).toOpaque()
+        sourceID = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+            let box = Unmanaged<OneShotBox>.fromOpaque(data!).takeUnretainedValue()
+            box.fired = true
+            GLibActor.assumeIsolated { box.action() }
+            return 0  // G_SOURCE_REMOVE
+        }, data, { data in Unmanaged<OneShotBox>.fromOpaque(data!).release() })
+    }
+
+    public func cancel() {
+        // Removing a source that already ran is a GLib critical: only pending ones.
+        if sourceID != 0 && !box.fired { g_source_remove(sourceID) }
+        sourceID = 0
+    }
+
+    isolated deinit { cancel() }
+}
+
+private final class OneShotBox {
+    let action: @GLibActor () -> Void
+    var fired = false
+    init(_ action: @escaping @GLibActor () -> Void) { self.action = action }
+}

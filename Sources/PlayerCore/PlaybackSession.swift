@@ -12,6 +12,8 @@ final class PlaybackSession {
     let id: Int
     let source: ResolvedSource
     let playbin: Element
+    /// The intervideosink that hands frames to the output stage.
+    let videoSink: Element
     private var watch: BusWatch?
 
     /// The latest stream collection, and the stream ids playbin3 says are selected.
@@ -38,25 +40,37 @@ final class PlaybackSession {
     /// Timeshift: the recorder and ring this session plays from.
     var timeshift: TimeshiftBuffer?
 
-    init(id: Int, source: ResolvedSource, sinks: SinkSelection, settings: PlayerSettings,
-         onBusEvent: @escaping @GLibActor (BusEvent) -> Void) throws(APIError) {
+    /// Receives embedded subtitle text as it is due (playbin3's text sink).
+    private var textTap: TextSinkTap?
+
+    init(id: Int, source: ResolvedSource, videoSink: Element, audioSink: String, settings: PlayerSettings,
+         onBusEvent: @escaping @GLibActor (BusEvent) -> Void,
+         onSubtitleText: @escaping @GLibActor (TextSinkTap.TextBuffer) -> Void) throws(APIError) {
         guard let playbin = Element(factory: "playbin3", name: "player") else {
             throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
         }
-        guard let videoSink = SinkSelection.makeSink(sinks.video), let audioSink = SinkSelection.makeSink(sinks.audio) else {
-            throw APIError(.pipelineError, "cannot create the sinks \(sinks.video) / \(sinks.audio)")
+        guard let audioSink = SinkSelection.makeSink(audioSink) else {
+            throw APIError(.pipelineError, "cannot create the audio sink \(audioSink)")
         }
         self.id = id
         self.source = source
         self.playbin = playbin
+        self.videoSink = videoSink
         playbin.set("uri", source.playbackURI)
-        // No "text" flag: playbin3's own subtitle overlay (textoverlay inside playsink)
-        // deadlocks GStreamer 1.22 when the pipeline goes to NULL after the subtitle track
-        // was deselected while playing (reproduced: the main thread waits in playsink's
-        // change_state for a lock that the text streaming thread holds while textoverlay
-        // waits for a video frame stuck in the prerolling sink). Subtitle tracks are still
-        // listed and selectable; drawing them is left to Marquee's own subtitle renderer.
-        playbin.set("flags", nick: "video+audio+soft-volume+deinterlace+soft-colorbalance")
+        // Subtitle text goes to a tap, never to playbin3's own overlay: that textoverlay inside
+        // playsink deadlocked GStreamer 1.22 when the pipeline went to NULL after the subtitle
+        // track was deselected while playing (the main thread waited in playsink's
+        // change_state for a lock the text streaming thread held while textoverlay waited for
+        // a video frame stuck in the prerolling sink). With a text-sink given, playsink links
+        // the text stream to it and builds no overlay; Marquee draws the text in its output
+        // stage and sends it as `cue` events.
+        textTap = TextSinkTap { buffer in Task { @GLibActor in onSubtitleText(buffer) } }
+        if let tap = textTap?.sink {
+            playbin.set("flags", nick: "video+audio+text+soft-volume+deinterlace+soft-colorbalance")
+            playbin.set("text-sink", tap)
+        } else {
+            playbin.set("flags", nick: "video+audio+soft-volume+deinterlace+soft-colorbalance")
+        }
         playbin.set("video-sink", videoSink)
         playbin.set("audio-sink", audioSink)
         // scaletempo keeps the pitch when the rate changes.
@@ -77,6 +91,15 @@ final class PlaybackSession {
     }
 
     static let hlsDemuxer = "hlsdemux2"
+
+    /// The main video's size once it negotiated; nil for audio-only sources.
+    var videoSize: VideoSize? { videoSink.staticPad("sink")?.videoSize }
+    /// True once a video frame reached the output stage.
+    var hasShownVideo: Bool { videoSink.lastSample != nil }
+
+    /// External subtitle files added to this session, and the one drawn (by id).
+    var externalSubtitles: [ExternalSubtitle] = []
+    var selectedExternalSubtitle: String?
 
     /// The running hlsdemux2, once playbin3 created one.
     var hlsDemuxer: Element? { setupHook?.element(factory: Self.hlsDemuxer) }
@@ -114,5 +137,7 @@ final class PlaybackSession {
         setupHook?.disconnect()
         setupHook = nil
         playbin.setState(.null)
+        textTap?.disconnect()
+        textTap = nil
     }
 }

@@ -35,7 +35,7 @@ public final class Player {
     let log = Logger(category: "player")
 
     // What the user asked for; what is running (nil when idle); counters.
-    private var settings = PlayerSettings()
+    private(set) var settings = PlayerSettings()
     private(set) var session: PlaybackSession?
     /// Numbers sessions, so bus messages from a replaced one are told apart.
     private var sessionCount = 0
@@ -60,6 +60,16 @@ public final class Player {
     var ringServerInstance: RingServer?
     /// Publishes `live` events about once a second while a live source is loaded.
     var liveTimer: LoopTimer?
+
+    // The output stage and what it draws besides the main video.
+    lazy var output = OutputStage(videoSink: configuration.sinks.video)
+    var pip: PictureInPicture?
+    var watermarkRequest: WatermarkRequest?
+    /// Moves a `random` watermark every `interval` seconds.
+    var watermarkTimer: LoopTimer?
+    /// The external subtitle cue on screen, and the wake-up at the next cue boundary.
+    var shownCue: SubtitleSchedule.Shown?
+    var cueTimer: OneShotTimer?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -99,7 +109,14 @@ public final class Player {
         case .set(let patch): apply(patch)
         case .variant(let request): try selectVariant(request)
         case .audio(let request): try selectAudio(request.id)
-        case .subtitle(let request): try selectSubtitle(request.id)
+        case .subtitle(let request):
+            if let uri = request.uri { try addSubtitle(uri: uri) } else { try selectSubtitle(request.id) }
+        case .pipStart(let request): try startPip(request)
+        case .pipUpdate(let request): try updatePip(request)
+        case .pipStop: try stopPip()
+        case .pipSwap: try swapPip()
+        case .watermark(let request): try setWatermark(request)
+        case .watermarkRemove: removeWatermark()
         }
         return snapshot()
     }
@@ -128,12 +145,14 @@ public final class Player {
             }
         }
         closeSession()
+        try output.start()
         sessionCount += 1
         let sessionID = sessionCount
         let timeshift = try startTimeshift(request, source: &resolved, sessionID: sessionID)
-        let newSession = try PlaybackSession(id: sessionID, source: resolved, sinks: configuration.sinks, settings: settings) { [weak self] event in
-            self?.handle(event, fromSession: sessionID)
-        }
+        let newSession = try PlaybackSession(id: sessionID, source: resolved, videoSink: output.makeSourceSink(channel: output.mainChannel),
+                                             audioSink: configuration.sinks.audio, settings: settings,
+                                             onBusEvent: { [weak self] event in self?.handle(event, fromSession: sessionID) },
+                                             onSubtitleText: { [weak self] text in self?.showEmbeddedCue(text, fromSession: sessionID) })
         newSession.proxyToken = proxyToken
         newSession.requestHeaders = request.requestHeaders
         newSession.timeshift = timeshift
@@ -143,6 +162,15 @@ public final class Player {
         log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
         publish(.source(resolved.info))
         updateLiveTimer()
+        updateOutput()
+        if let subtitle = request.subtitle {
+            do throws(APIError) {
+                try addSubtitle(uri: subtitle)
+            } catch {
+                // The source stays loaded: the reply says what was wrong with the file.
+                throw APIError(error.code, "the source is open, but its subtitle was not loaded: \(error.message)")
+            }
+        }
         if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
@@ -166,6 +194,7 @@ public final class Player {
     private func stop() {
         guard session != nil || lastSource != nil else { return }
         closeSession()
+        updateOutput()
         lastSource = nil
         run(machine.handle(.stop))
         publish(.source(nil))
@@ -225,8 +254,10 @@ public final class Player {
         settings.merge(patch)
         machine.repeatOne = settings.repeat != .none  // "all" repeats the only item until queues exist
         session?.apply(settings)
+        output.subtitles.style = settings.subtitleStyle
         if settings.rate != oldRate {
             run(machine.handle(.rateChanged(rate: settings.rate, position: machine.pendingSeekTarget ?? session?.playbin.queryPosition())))
+            refreshCue()
         }
         publish(.settings(settings.update))
     }
@@ -238,12 +269,19 @@ public final class Player {
     }
 
     private func selectSubtitle(_ id: String?) throws(APIError) {
+        let session = try requireSource()
         guard let id else {
-            try requireSource()
+            try selectExternalSubtitle(nil)
             sendSelection(currentSelection().filter { streamKind($0) != .text })
+            showCue(nil)
+            return
+        }
+        if session.externalSubtitles.contains(where: { $0.id == id }) {
+            try selectExternalSubtitle(id)
             return
         }
         try select(id, kind: .text)
+        try selectExternalSubtitle(nil)
     }
 
     private func select(_ id: String, kind: MediaStream.Kind) throws(APIError) {
@@ -302,6 +340,8 @@ public final class Player {
                 sendSelection(pending)
             }
             if wasSeeking { publishPosition(force: true) }
+            updateOutput()
+            refreshCue()
         case .buffering(let percent):
             if percent != machine.bufferingPercent { publish(.buffering(BufferingUpdate(percent: percent))) }
             run(machine.handle(.buffering(percent: percent)))
@@ -365,6 +405,7 @@ public final class Player {
                 log.info("state", ["state": state.rawValue, "previous": previous.rawValue])
                 publish(.state(StateChange(state: state, previous: previous)))
                 updatePositionTimer()
+                refreshCue()
             }
         }
     }
@@ -393,6 +434,7 @@ public final class Player {
         liveTimer?.cancel()
         liveTimer = nil
         lastPublishedPosition = nil
+        refreshCue()  // clears the cue: no session
     }
 
     // MARK: Position
@@ -431,6 +473,10 @@ public final class Player {
         s.repeat = settings.repeat
         s.buffering = machine.bufferingPercent
         s.error = machine.error
+        s.pip = pip?.info
+        s.watermark = watermarkRequest
+        s.subtitleStyle = settings.subtitleStyle
+        s.cue = currentCue
         if let session {
             let offset = timelineOffset
             s.position = (machine.prerolled ? session.playbin.queryPosition() : machine.pendingSeekTarget).map { $0 + offset }
@@ -443,14 +489,22 @@ public final class Player {
         return s
     }
 
-    private func tracks() -> Tracks {
+    func tracks() -> Tracks {
         guard let session else { return Tracks() }
-        return TrackList.tracks(streams: session.streams, selected: Set(currentSelection()))
+        var tracks = TrackList.tracks(streams: session.streams, selected: Set(currentSelection()))
+        // External files come after the embedded tracks; one of them drawn means no embedded one is.
+        let external = session.selectedExternalSubtitle
+        if external != nil { tracks.subtitle = tracks.subtitle.map { var t = $0; t.selected = false; return t } }
+        tracks.subtitle += session.externalSubtitles.map { var t = $0.track; t.selected = $0.id == external; return t }
+        return tracks
     }
 
     /// Pipelines to NULL. Called once at exit.
     public func shutdown() {
         closeSession()
+        closePip(publishing: false)
+        removeWatermark()
+        output.stop()
         subscribers.removeAll()
     }
 }

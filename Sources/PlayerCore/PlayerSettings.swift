@@ -7,6 +7,7 @@ public struct PlayerSettings: Sendable, Equatable {
     public var muted = false
     public var audioDelay: Double = 0
     public var `repeat`: RepeatMode = .none
+    public var subtitleStyle = SubtitleStyle()
 
     public init() {}
 
@@ -16,10 +17,11 @@ public struct PlayerSettings: Sendable, Equatable {
         muted = patch.muted ?? muted
         audioDelay = patch.audioDelay ?? audioDelay
         self.repeat = patch.repeat ?? self.repeat
+        if let style = patch.subtitleStyle { subtitleStyle.merge(style) }
     }
 
     var update: SettingsUpdate {
-        SettingsUpdate(rate: rate, volume: volume, muted: muted, audioDelay: audioDelay, repeat: self.repeat)
+        SettingsUpdate(rate: rate, volume: volume, muted: muted, audioDelay: audioDelay, repeat: self.repeat, subtitleStyle: subtitleStyle)
     }
 }
 

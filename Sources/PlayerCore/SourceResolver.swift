@@ -81,6 +81,26 @@ public struct SourceResolver: Sendable {
 
     private func resolveFile(path: String, request: OpenRequest) throws(APIError) -> ResolvedSource {
         let url = URL(fileURLWithPath: path).standardizedFileURL
+        let real = try checkedFile(path: path)
+        return ResolvedSource(playbackURI: real.absoluteString,
+                              info: SourceInfo(uri: url.absoluteString, kind: .file, contentId: request.contentId),
+                              isDemo: false)
+    }
+
+    /// A local file named by a path or `file://` URI (subtitle files, watermark images),
+    /// checked as media files are: inside the media roots, a readable regular file. Returns
+    /// its real path.
+    public func localFile(_ text: String) throws(APIError) -> URL {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let scheme = Self.scheme(of: trimmed) else { return try checkedFile(path: trimmed) }
+        guard scheme == "file", let url = URL(string: trimmed), url.isFileURL, !url.path.isEmpty else {
+            throw APIError(.unsupportedURI, "'\(trimmed)' must be a local file: a path or a file:// URI")
+        }
+        return try checkedFile(path: url.path)
+    }
+
+    private func checkedFile(path: String) throws(APIError) -> URL {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
         // The real path is both what the root check sees and what plays, so a symlink swapped
         // after the check cannot lead elsewhere.
         let real = url.resolvingSymlinksInPath()
@@ -99,8 +119,6 @@ public struct SourceResolver: Sendable {
         default: throw APIError(.invalidArgument, "\(url.path) is not a regular file")
         }
         guard access(real.path, R_OK) == 0 else { throw APIError(.forbidden, "\(url.path) is not readable") }
-        return ResolvedSource(playbackURI: real.absoluteString,
-                              info: SourceInfo(uri: url.absoluteString, kind: .file, contentId: request.contentId),
-                              isDemo: false)
+        return real
     }
 }

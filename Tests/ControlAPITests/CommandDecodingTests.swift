@@ -63,7 +63,21 @@ final class CommandDecodingTests: XCTestCase {
             }),
         Row("open", #"{"uri": "demo://", "timeshift": {"window": 0.5}}"#, fail(.invalidArgument, "'timeshift.window'")),
         Row("open", #"{"uri": "demo://", "timeshift": {"window": 90000}}"#, fail(.invalidArgument, "'timeshift.window'")),
-        Row("open", #"{"uri": "a.m3u8", "subtitle": "https://cdn.example/en.vtt"}"#, fail(.invalidArgument, "'subtitle'")),
+        // An external subtitle file (SRT, SAMI, WebVTT) drawn by Marquee.
+        Row("open", #"{"uri": "/media/a.mp4", "subtitle": "/media/a.en.srt"}"#,
+            opening {
+                $0.uri = "/media/a.mp4"
+                $0.subtitle = "/media/a.en.srt"
+            }),
+        Row("open", #"{"uri": "/media/a.mp4", "subtitle": "file:///media/a.en.vtt"}"#,
+            opening {
+                $0.uri = "/media/a.mp4"
+                $0.subtitle = "file:///media/a.en.vtt"
+            }),
+        Row("open", #"{"uri": "/media/a.mp4", "subtitle": ""}"#, fail(.invalidArgument, "'subtitle'")),
+        Row("open", #"{"uri": "/media/a.mp4", "subtitle": "  "}"#, fail(.invalidArgument, "'subtitle'")),
+        Row("open", #"{"uri": "/media/a.mp4", "subtitle": 1}"#, fail(.invalidArgument, "'subtitle'")),
+        Row("open", #"{"uri": "/media/a.mp4", "subtitle": null}"#, .command(.open(OpenRequest(uri: "/media/a.mp4")))),
         Row("open", #"{"uri": "a.m3u8", "userId": "u-1"}"#, fail(.invalidArgument, "'userId'")),
         Row("open", #"{"uri": 5}"#, fail(.invalidArgument, "'uri'")),
         Row("open", #"{"uri": null}"#, fail(.invalidArgument, "'uri'")),
@@ -135,6 +149,23 @@ final class CommandDecodingTests: XCTestCase {
         Row("set", #"{"volume": "loud"}"#, fail(.invalidArgument, "'volume'")),
         Row("set", #"{"repeat": "sometimes"}"#, fail(.invalidArgument, "'repeat'")),
         Row("set", #"{"rate": 1e999}"#, fail(.invalidJSON)),
+        // set: the subtitle style, any subset; fontSize is a fraction of the frame height
+        Row("set", #"{"subtitleStyle": {"fontSize": 0.08}}"#, .command(.set(SettingsPatch(subtitleStyle: SubtitleStylePatch(fontSize: 0.08))))),
+        Row("set", ##"{"subtitleStyle": {"color": "#FFFF00", "align": "top"}}"##,
+            .command(.set(SettingsPatch(subtitleStyle: SubtitleStylePatch(color: RGBAColor(red: 255, green: 255, blue: 0), align: .top))))),
+        Row("set", ##"{"volume": 1, "subtitleStyle": {"fontSize": 0.01, "color": "#00000080", "align": "center"}}"##,
+            .command(.set(SettingsPatch(volume: 1, subtitleStyle: SubtitleStylePatch(fontSize: 0.01, color: RGBAColor(red: 0, green: 0, blue: 0, alpha: 0x80), align: .center))))),
+        Row("set", #"{"subtitleStyle": {"fontSize": 0.5}}"#, .command(.set(SettingsPatch(subtitleStyle: SubtitleStylePatch(fontSize: 0.5))))),
+        Row("set", #"{"subtitleStyle": {}}"#, .command(.set(SettingsPatch(subtitleStyle: SubtitleStylePatch())))),
+        Row("set", #"{"subtitleStyle": null}"#, .command(.set(SettingsPatch()))),
+        Row("set", #"{"subtitleStyle": {"fontSize": 0.009}}"#, fail(.invalidArgument, "'fontSize'")),
+        Row("set", #"{"subtitleStyle": {"fontSize": 0.51}}"#, fail(.invalidArgument, "'fontSize'")),
+        Row("set", #"{"subtitleStyle": {"fontSize": 24}}"#, fail(.invalidArgument, "'fontSize'")),  // not points
+        Row("set", #"{"subtitleStyle": {"fontSize": "big"}}"#, fail(.invalidArgument, "'subtitleStyle.fontSize'")),
+        Row("set", #"{"subtitleStyle": {"align": "middle"}}"#, fail(.invalidArgument, "'subtitleStyle.align'")),
+        Row("set", #"{"subtitleStyle": {"color": "yellow"}}"#, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("set", #"{"subtitleStyle": {"size": 0.05}}"#, fail(.invalidArgument, "'size'")),
+        Row("set", #"{"subtitleStyle": 0.05}"#, fail(.invalidArgument, "'subtitleStyle'")),
 
         // variant / audio
         Row("variant", #"{"id": "auto"}"#, .command(.variant(decoded(VariantRequest.self, #"{"id": "auto"}"#)))),
@@ -145,12 +176,116 @@ final class CommandDecodingTests: XCTestCase {
         Row("audio", #"{}"#, fail(.invalidArgument, "'id'")),
         Row("audio", #"{"id": null}"#, fail(.invalidArgument, "'id'")),
 
-        // subtitle: the key is required; null turns subtitles off
+        // subtitle: exactly one of "id" (null turns subtitles off) or "uri" (an external file)
         Row("subtitle", #"{"id": "subtitle-1"}"#, .command(.subtitle(SubtitleRequest(id: "subtitle-1")))),
         Row("subtitle", #"{"id": null}"#, .command(.subtitle(SubtitleRequest(id: nil)))),
+        Row("subtitle", #"{"uri": "/media/a.en.srt"}"#, .command(.subtitle(SubtitleRequest(uri: "/media/a.en.srt")))),
+        Row("subtitle", #"{"uri": "file:///media/a.de.smi"}"#, .command(.subtitle(SubtitleRequest(uri: "file:///media/a.de.smi")))),
         Row("subtitle", #"{}"#, fail(.invalidArgument, "'id'")),
-        Row("subtitle", "", fail(.invalidArgument, "'id'")),
+        Row("subtitle", "", fail(.invalidArgument, "'uri'")),
+        Row("subtitle", #"{"id": "subtitle-1", "uri": "/media/a.srt"}"#, fail(.invalidArgument, "'uri'")),
+        Row("subtitle", #"{"id": null, "uri": "/media/a.srt"}"#, fail(.invalidArgument, "'id'")),
         Row("subtitle", #"{"id": 1}"#, fail(.invalidArgument, "'id'")),
+        Row("subtitle", #"{"uri": ""}"#, fail(.invalidArgument, "'uri'")),
+        Row("subtitle", #"{"uri": "   "}"#, fail(.invalidArgument, "'uri'")),
+        Row("subtitle", #"{"uri": null}"#, fail(.invalidArgument, "'uri'")),
+        Row("subtitle", #"{"uri": 7}"#, fail(.invalidArgument, "'uri'")),
+        Row("subtitle", #"{"id": null, "lang": "en"}"#, fail(.invalidArgument, "'lang'")),
+
+        // pip.start: rect in fractions of the frame, inside it
+        Row("pip.start", #"{"uri": "/media/b.mp4"}"#, .command(.pipStart(PipStartRequest(uri: "/media/b.mp4")))),
+        Row("pip.start", #"{"uri": "udp://239.1.1.2:5000", "rect": {"x": 0.05, "y": 0.1, "width": 0.25, "height": 0.2}, "muted": false}"#,
+            .command(.pipStart(PipStartRequest(uri: "udp://239.1.1.2:5000", rect: Rect(x: 0.05, y: 0.1, width: 0.25, height: 0.2), muted: false)))),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 1, "height": 1}}"#,
+            .command(.pipStart(PipStartRequest(uri: "b.mp4", rect: .fullFrame)))),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0.7, "y": 0.65, "width": 0.3, "height": 0.35}}"#,
+            .command(.pipStart(PipStartRequest(uri: "b.mp4", rect: Rect(x: 0.7, y: 0.65, width: 0.3, height: 0.35))))),
+        // A client's rounding may overshoot 1 by far less than a billionth: tolerated.
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0.5, "y": 0, "width": 0.5000000001, "height": 1}}"#,
+            .command(.pipStart(PipStartRequest(uri: "b.mp4", rect: Rect(x: 0.5, y: 0, width: 0.5000000001, height: 1))))),
+        Row("pip.start", #"{"uri": "b.mp4", "muted": true}"#, .command(.pipStart(PipStartRequest(uri: "b.mp4", muted: true)))),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0.5, "y": 0, "width": 0.501, "height": 1}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0.8, "y": 0.1, "width": 0.3, "height": 0.3}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0.1, "y": 0.8, "width": 0.3, "height": 0.3}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": -0.1, "y": 0, "width": 0.3, "height": 0.3}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": -0.01, "width": 0.3, "height": 0.3}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 0, "height": 0.3}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 0.3, "height": 0}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 1.5, "height": 0.3}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 1, "y": 0, "width": 0.1, "height": 0.1}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 10, "y": 20, "width": 320, "height": 180}}"#, fail(.invalidArgument, "'rect'")),  // not pixels
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 0.3}}"#, fail(.invalidArgument, "'rect.height'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 0.3, "height": 0.3, "z": 1}}"#, fail(.invalidArgument, "'z'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": "0", "y": 0, "width": 0.3, "height": 0.3}}"#, fail(.invalidArgument, "'rect.x'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": [0, 0, 0.3, 0.3]}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.start", #"{"uri": "b.mp4", "rect": {"x": 0, "y": 0, "width": 1e999, "height": 0.3}}"#, fail(.invalidJSON)),
+        Row("pip.start", #"{"uri": "b.mp4", "muted": "no"}"#, fail(.invalidArgument, "'muted'")),
+        Row("pip.start", #"{"uri": ""}"#, fail(.invalidArgument, "'uri'")),
+        Row("pip.start", #"{"uri": " "}"#, fail(.invalidArgument, "'uri'")),
+        Row("pip.start", #"{}"#, fail(.invalidArgument, "'uri'")),
+        Row("pip.start", "", fail(.invalidArgument, "'uri'")),
+        Row("pip.start", #"{"uri": "b.mp4", "volume": 1}"#, fail(.invalidArgument, "'volume'")),
+
+        // pip.update: at least one of rect and muted
+        Row("pip.update", #"{"rect": {"x": 0.05, "y": 0.65, "width": 0.3, "height": 0.3}}"#,
+            .command(.pipUpdate(PipUpdateRequest(rect: Rect(x: 0.05, y: 0.65, width: 0.3, height: 0.3))))),
+        Row("pip.update", #"{"muted": false}"#, .command(.pipUpdate(PipUpdateRequest(muted: false)))),
+        Row("pip.update", #"{"rect": {"x": 0, "y": 0, "width": 0.5, "height": 0.5}, "muted": true}"#,
+            .command(.pipUpdate(PipUpdateRequest(rect: Rect(x: 0, y: 0, width: 0.5, height: 0.5), muted: true)))),
+        Row("pip.update", #"{}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.update", "", fail(.invalidArgument, "'muted'")),
+        Row("pip.update", #"{"rect": null}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.update", #"{"rect": {"x": 0.9, "y": 0, "width": 0.2, "height": 0.2}}"#, fail(.invalidArgument, "'rect'")),
+        Row("pip.update", #"{"uri": "c.mp4"}"#, fail(.invalidArgument, "'uri'")),
+
+        // pip.stop, pip.swap, watermark.remove: no arguments
+        Row("pip.stop", "", .command(.pipStop)),
+        Row("pip.stop", "{}", .command(.pipStop)),
+        Row("pip.swap", "", .command(.pipSwap)),
+        Row("pip.swap", "{}", .command(.pipSwap)),
+        Row("watermark.remove", "", .command(.watermarkRemove)),
+        Row("watermark.remove", "{}", .command(.watermarkRemove)),
+
+        // watermark: exactly one of text or image; size a fraction of the frame height
+        Row("watermark", #"{"text": "LIVE"}"#, .command(.watermark(WatermarkRequest(text: "LIVE")))),
+        Row("watermark", #"{"image": "/srv/logo.png"}"#, .command(.watermark(WatermarkRequest(image: "/srv/logo.png")))),
+        Row("watermark", #"{"image": "file:///srv/logo.jpg", "size": 0.1, "position": "random", "interval": 30, "opacity": 0.6}"#,
+            .command(.watermark(WatermarkRequest(image: "file:///srv/logo.jpg", size: 0.1, position: .random, interval: 30, opacity: 0.6)))),
+        Row("watermark", ##"{"text": "LIVE", "color": "#FF0000", "position": "top-left"}"##,
+            .command(.watermark(WatermarkRequest(text: "LIVE", color: RGBAColor(red: 255, green: 0, blue: 0, alpha: 255), position: .topLeft)))),
+        Row("watermark", ##"{"text": "LIVE", "color": "#ff000080"}"##,
+            .command(.watermark(WatermarkRequest(text: "LIVE", color: RGBAColor(red: 255, green: 0, blue: 0, alpha: 0x80))))),
+        Row("watermark", #"{"text": "a", "size": 0.01, "interval": 0.5, "opacity": 0}"#,
+            .command(.watermark(WatermarkRequest(text: "a", size: 0.01, interval: 0.5, opacity: 0)))),
+        Row("watermark", #"{"text": "a", "size": 0.5, "interval": 3600, "opacity": 1}"#,
+            .command(.watermark(WatermarkRequest(text: "a", size: 0.5, interval: 3600, opacity: 1)))),
+        Row("watermark", #"{"text": "\#(String(repeating: "é", count: 200))"}"#,
+            .command(.watermark(WatermarkRequest(text: String(repeating: "é", count: 200))))),
+        Row("watermark", #"{"text": "LIVE", "image": "/srv/logo.png"}"#, fail(.invalidArgument, "exactly one")),
+        Row("watermark", #"{}"#, fail(.invalidArgument, "exactly one")),
+        Row("watermark", "", fail(.invalidArgument, "exactly one")),
+        Row("watermark", #"{"size": 0.1}"#, fail(.invalidArgument, "exactly one")),
+        Row("watermark", #"{"text": ""}"#, fail(.invalidArgument, "'text'")),
+        Row("watermark", #"{"text": "\#(String(repeating: "x", count: 201))"}"#, fail(.invalidArgument, "'text'")),
+        Row("watermark", #"{"text": 5}"#, fail(.invalidArgument, "'text'")),
+        Row("watermark", #"{"text": "a", "size": 0.009}"#, fail(.invalidArgument, "'size'")),
+        Row("watermark", #"{"text": "a", "size": 0.51}"#, fail(.invalidArgument, "'size'")),
+        Row("watermark", #"{"text": "a", "size": 32}"#, fail(.invalidArgument, "'size'")),  // not points
+        Row("watermark", #"{"text": "a", "interval": 0.4}"#, fail(.invalidArgument, "'interval'")),
+        Row("watermark", #"{"text": "a", "interval": 3601}"#, fail(.invalidArgument, "'interval'")),
+        Row("watermark", #"{"text": "a", "opacity": -0.1}"#, fail(.invalidArgument, "'opacity'")),
+        Row("watermark", #"{"text": "a", "opacity": 1.1}"#, fail(.invalidArgument, "'opacity'")),
+        Row("watermark", #"{"text": "a", "position": "middle"}"#, fail(.invalidArgument, "'position'")),
+        Row("watermark", #"{"text": "a", "position": "bottom_right"}"#, fail(.invalidArgument, "'position'")),
+        Row("watermark", ##"{"text": "a", "color": "#FFF"}"##, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", ##"{"text": "a", "color": "#FFFFFFF"}"##, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", ##"{"text": "a", "color": "#FFFFFFFFF"}"##, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", ##"{"text": "a", "color": "#GG0000"}"##, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", ##"{"text": "a", "color": "#-FFFFF"}"##, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", #"{"text": "a", "color": "white"}"#, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", #"{"text": "a", "color": ""}"#, fail(.invalidArgument, "#RRGGBBAA")),
+        Row("watermark", #"{"text": "a", "color": 16777215}"#, fail(.invalidArgument, "'color'")),
+        Row("watermark", #"{"text": "a", "font": "Sans"}"#, fail(.invalidArgument, "'font'")),
 
         // unknown names
         Row("rewind", "{}", fail(.invalidArgument, "'rewind'")),
@@ -185,6 +320,7 @@ final class CommandDecodingTests: XCTestCase {
         let args: [String: String] = [
             "open": #"{"uri": "a.mp4"}"#, "seek": #"{"position": 1}"#, "set": "{}",
             "variant": #"{"id": "auto"}"#, "audio": #"{"id": "audio-1"}"#, "subtitle": #"{"id": null}"#,
+            "pip.start": #"{"uri": "b.mp4"}"#, "pip.update": #"{"muted": false}"#, "watermark": #"{"text": "LIVE"}"#,
         ]
         XCTAssertEqual(Set(Command.names).count, Command.names.count, "names are unique")
         for name in Command.names {
@@ -196,5 +332,90 @@ final class CommandDecodingTests: XCTestCase {
     func testSubtitleRequestEncodesExplicitNull() {
         XCTAssertEqual(encodedText(SubtitleRequest(id: nil)), #"{"id":null}"#)
         XCTAssertEqual(encodedText(SubtitleRequest(id: "subtitle-2")), #"{"id":"subtitle-2"}"#)
+        XCTAssertEqual(encodedText(SubtitleRequest(uri: "/media/a b.srt")), #"{"uri":"/media/a b.srt"}"#)
+    }
+
+    func testOutputStageCommandNames() {
+        for name in ["pip.start", "pip.update", "pip.stop", "pip.swap", "watermark", "watermark.remove"] {
+            XCTAssertTrue(Command.names.contains(name), name)
+        }
+        XCTAssertEqual(Command.pipStop.name, "pip.stop")
+        XCTAssertEqual(Command.pipSwap.name, "pip.swap")
+        XCTAssertEqual(Command.watermarkRemove.name, "watermark.remove")
+        XCTAssertEqual(Command.pipStart(PipStartRequest(uri: "b.mp4")).name, "pip.start")
+        XCTAssertEqual(Command.pipUpdate(PipUpdateRequest(muted: true)).name, "pip.update")
+        XCTAssertEqual(Command.watermark(WatermarkRequest(text: "x")).name, "watermark")
+    }
+
+    func testWatermarkDefaults() throws {
+        let request = try JSONCoding.decodeBody(WatermarkRequest.self, from: Data(#"{"text": "LIVE"}"#.utf8))
+        XCTAssertEqual(request.size, 0.05)
+        XCTAssertEqual(request.color.text, "#FFFFFFB3")
+        XCTAssertEqual(request.position, .bottomRight)
+        XCTAssertEqual(request.interval, 10)
+        XCTAssertEqual(request.opacity, 1)
+        XCTAssertNil(request.image)
+        XCTAssertEqual(WatermarkPosition.allCases.map(\.rawValue),
+                       ["top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right", "random"])
+    }
+
+    func testSubtitleStyleDefaultsAndMerge() {
+        var style = SubtitleStyle()
+        XCTAssertEqual(style.fontSize, 0.05)
+        XCTAssertEqual(style.color.text, "#FFFFFFFF")
+        XCTAssertEqual(style.align, .bottom)
+        style.merge(SubtitleStylePatch(fontSize: 0.08))
+        XCTAssertEqual(style.fontSize, 0.08)
+        XCTAssertEqual(style.color.text, "#FFFFFFFF", "what the patch does not give is kept")
+        XCTAssertEqual(style.align, .bottom)
+        style.merge(SubtitleStylePatch(color: RGBAColor(red: 255, green: 255, blue: 0), align: .top))
+        XCTAssertEqual(style.fontSize, 0.08)
+        XCTAssertEqual(style.color.text, "#FFFF00FF")
+        XCTAssertEqual(style.align, .top)
+        style.merge(SubtitleStylePatch())
+        XCTAssertEqual(style.fontSize, 0.08)
+        XCTAssertEqual(style.align, .top)
+    }
+
+    func testRectDefaults() {
+        XCTAssertEqual(Rect.defaultInset, Rect(x: 0.65, y: 0.65, width: 0.3, height: 0.3))
+        XCTAssertEqual(Rect.fullFrame, Rect(x: 0, y: 0, width: 1, height: 1))
+        XCTAssertEqual(encodedText(Rect.defaultInset), #"{"height":0.3,"width":0.3,"x":0.65,"y":0.65}"#)
+    }
+}
+
+final class RGBAColorTests: XCTestCase {
+    func testParsesBothFormsAndNormalises() throws {
+        let rows: [(String, RGBAColor, String)] = [
+            ("#FF8000", RGBAColor(red: 0xFF, green: 0x80, blue: 0x00, alpha: 0xFF), "#FF8000FF"),
+            ("#ff8000", RGBAColor(red: 0xFF, green: 0x80, blue: 0x00, alpha: 0xFF), "#FF8000FF"),
+            ("#FF800080", RGBAColor(red: 0xFF, green: 0x80, blue: 0x00, alpha: 0x80), "#FF800080"),
+            ("#0a0B0c0D", RGBAColor(red: 0x0A, green: 0x0B, blue: 0x0C, alpha: 0x0D), "#0A0B0C0D"),
+            ("#00000000", RGBAColor(red: 0, green: 0, blue: 0, alpha: 0), "#00000000"),
+            ("#FFFFFFFF", RGBAColor(red: 255, green: 255, blue: 255), "#FFFFFFFF"),
+        ]
+        for (text, color, normal) in rows {
+            XCTAssertEqual(RGBAColor(text: text), color, text)
+            XCTAssertEqual(color.text, normal, text)
+            let decoded = try JSONDecoder().decode(RGBAColor.self, from: Data(#""\#(text)""#.utf8))
+            XCTAssertEqual(decoded, color, text)
+            XCTAssertEqual(encodedText(decoded), #""\#(normal)""#, "replies write #RRGGBBAA in upper case")
+        }
+    }
+
+    func testRejectsOtherText() {
+        for text in ["", "#", "#FFF", "#FFFF", "#FFFFF", "#FFFFFFF", "#FFFFFFFFF", "#FFFFFFFFFF", "#GG0000", "#12345Z",
+                     "#-12345", "#+12345", "# FFFFF", "#FFFFFF ", " #FFFFFF", "red", "0x00FF00", "#１２３４５６"] {
+            XCTAssertNil(RGBAColor(text: text), "'\(text)' is not a colour")
+            XCTAssertThrowsError(try JSONCoding.decodeBody(RGBAColor.self, from: Data(#""\#(text)""#.utf8)), text) { error in
+                XCTAssertEqual((error as? APIError)?.code, .invalidArgument, text)
+            }
+        }
+    }
+
+    func testARGBForTextOverlays() {
+        XCTAssertEqual(RGBAColor(red: 0x11, green: 0x22, blue: 0x33, alpha: 0x44).argb, 0x4411_2233)
+        XCTAssertEqual(RGBAColor(text: "#FFFFFF")?.argb, 0xFFFF_FFFF)
+        XCTAssertEqual(WatermarkRequest.defaultColor.argb, 0xB3FF_FFFF)
     }
 }

@@ -35,14 +35,43 @@ final class EventEncodingTests: XCTestCase {
             latestValue: true),
         Row(.seek(SeekUpdate(position: 12.5, exact: false)), "seek", #"{"position": 12.5, "exact": false}"#, latestValue: false),
         Row(.settings(SettingsUpdate(rate: 1.5, volume: 0.5, muted: true, audioDelay: -0.1, repeat: .one)), "settings",
-            #"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one"}"#, latestValue: true),
+            ##"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one","##
+            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}}"##, latestValue: true),
+        Row(.settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, subtitleStyle: styled)), "settings",
+            ##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
+            + ##" "subtitleStyle": {"fontSize": 0.08, "color": "#FFFF0080", "align": "top"}}"##, latestValue: true),
         Row(.source(SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .hls, live: true, contentId: "c1")), "source",
             #"{"uri": "https://cdn.example/live/master.m3u8", "kind": "hls", "live": true, "contentId": "c1"}"#, latestValue: false),
         Row(.source(nil), "source", "null", latestValue: false),
         Row(.error(APIError(.mediaError, "could not demux")), "error",
             #"{"code": "media_error", "message": "could not demux"}"#, latestValue: false),
         Row(.eos, "eos", "{}", latestValue: false),
+        // The output stage: all latest-value; null when the thing is gone.
+        Row(.pip(PipInfo(uri: "file:///media/b.mp4", state: .playing, rect: .defaultInset, muted: true, swapped: false)), "pip",
+            #"{"uri": "file:///media/b.mp4", "state": "playing", "rect": {"x": 0.65, "y": 0.65, "width": 0.3, "height": 0.3},"#
+            + #" "muted": true, "swapped": false, "error": null}"#, latestValue: true),
+        Row(.pip(PipInfo(uri: "udp://239.1.1.2:5000", state: .error, rect: Rect(x: 0, y: 0, width: 0.5, height: 0.5), muted: false,
+                         swapped: true, error: APIError(.networkError, "no data"))), "pip",
+            #"{"uri": "udp://239.1.1.2:5000", "state": "error", "rect": {"x": 0, "y": 0, "width": 0.5, "height": 0.5},"#
+            + #" "muted": false, "swapped": true, "error": {"code": "network_error", "message": "no data"}}"#, latestValue: true),
+        Row(.pip(nil), "pip", "null", latestValue: true),
+        Row(.watermark(WatermarkRequest(text: "LIVE")), "watermark",
+            ##"{"text": "LIVE", "size": 0.05, "color": "#FFFFFFB3", "position": "bottom-right", "interval": 10, "opacity": 1}"##,
+            latestValue: true),
+        Row(.watermark(WatermarkRequest(image: "/srv/logo.png", size: 0.1, position: .random, interval: 30, opacity: 0.5)), "watermark",
+            ##"{"image": "/srv/logo.png", "size": 0.1, "color": "#FFFFFFB3", "position": "random", "interval": 30, "opacity": 0.5}"##,
+            latestValue: true),
+        Row(.watermark(nil), "watermark", "null", latestValue: true),
+        Row(.cue(Cue(text: "Hello\nworld & $$x^2$$", start: 12.5, end: 15)), "cue",
+            #"{"text": "Hello\nworld & $$x^2$$", "start": 12.5, "end": 15}"#, latestValue: true),
+        Row(.cue(nil), "cue", "null", latestValue: true),
     ]
+
+    static var styled: SubtitleStyle {
+        var style = SubtitleStyle()
+        style.merge(SubtitleStylePatch(fontSize: 0.08, color: RGBAColor(red: 255, green: 255, blue: 0, alpha: 0x80), align: .top))
+        return style
+    }
 
     func testEnvelopeRows() {
         for (index, row) in Self.rows.enumerated() {
@@ -80,14 +109,14 @@ final class EventEncodingTests: XCTestCase {
 final class SnapshotEncodingTests: XCTestCase {
     static let contractKeys: Set<String> = [
         "state", "source", "position", "duration", "rate", "volume", "muted", "audioDelay", "buffering",
-        "seekable", "live", "tracks", "variants", "variant", "repeat", "abLoop", "pip", "error",
+        "seekable", "live", "tracks", "variants", "variant", "repeat", "abLoop", "pip", "watermark", "subtitleStyle", "cue", "error",
     ]
 
     func testIdleSnapshotHasEveryKeyWithExplicitNulls() {
         let data = JSONCoding.encode(PlayerSnapshot())
         XCTAssertEqual(jsonKeys(data), Self.contractKeys)
         let text = String(decoding: data, as: UTF8.self)
-        for key in ["source", "position", "duration", "seekable", "live", "abLoop", "pip", "error"] {
+        for key in ["source", "position", "duration", "seekable", "live", "abLoop", "pip", "watermark", "cue", "error"] {
             XCTAssertTrue(text.contains(#""\#(key)":null"#), "\(key) must be an explicit null: \(text)")
         }
         assertJSONEqual(data, """
@@ -96,7 +125,8 @@ final class SnapshotEncodingTests: XCTestCase {
              "seekable": null, "live": null,
              "tracks": {"audio": [], "video": [], "subtitle": []},
              "variants": [], "variant": {"mode": "auto", "selected": null, "current": null},
-             "repeat": "none", "abLoop": null, "pip": null, "error": null}
+             "repeat": "none", "abLoop": null, "pip": null, "watermark": null,
+             "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "cue": null, "error": null}
             """)
     }
 
@@ -112,7 +142,11 @@ final class SnapshotEncodingTests: XCTestCase {
          "variants": [{"id": "720p", "bandwidth": 3000000, "width": 1280, "height": 720, "codecs": "avc1.64001f"}],
          "variant": {"mode": "manual", "selected": "720p", "current": "720p"},
          "repeat": "all", "abLoop": {"a": 10, "b": 20},
-         "pip": {"uri": "file:///media/pip.mp4", "state": "playing", "rect": {"x": 10, "y": 20, "width": 320, "height": 180}},
+         "pip": {"uri": "file:///media/pip.mp4", "state": "playing", "rect": {"x": 0.05, "y": 0.05, "width": 0.25, "height": 0.25},
+                 "muted": false, "swapped": true, "error": null},
+         "watermark": {"text": "LIVE", "size": 0.04, "color": "#FF000080", "position": "top-right", "interval": 10, "opacity": 1},
+         "subtitleStyle": {"fontSize": 0.07, "color": "#FFFF00FF", "align": "top"},
+         "cue": {"text": "Bonjour", "start": 11, "end": 13.5},
          "error": {"code": "network_error", "message": "timed out"}}
         """
 
@@ -121,6 +155,13 @@ final class SnapshotEncodingTests: XCTestCase {
         XCTAssertEqual(snapshot.state, .playing)
         XCTAssertEqual(snapshot.source, SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .live, contentId: "ch-1"))
         XCTAssertEqual(snapshot.error, APIError(.networkError, "timed out"))
+        XCTAssertEqual(snapshot.pip, PipInfo(uri: "file:///media/pip.mp4", state: .playing, rect: Rect(x: 0.05, y: 0.05, width: 0.25, height: 0.25),
+                                             muted: false, swapped: true))
+        XCTAssertEqual(snapshot.watermark, WatermarkRequest(text: "LIVE", size: 0.04, color: RGBAColor(red: 255, green: 0, blue: 0, alpha: 0x80),
+                                                            position: .topRight))
+        XCTAssertEqual(snapshot.subtitleStyle.fontSize, 0.07)
+        XCTAssertEqual(snapshot.subtitleStyle.align, .top)
+        XCTAssertEqual(snapshot.cue, Cue(text: "Bonjour", start: 11, end: 13.5))
         let data = JSONCoding.encode(snapshot)
         assertJSONEqual(data, Self.full)
         XCTAssertEqual(try JSONDecoder().decode(PlayerSnapshot.self, from: data), snapshot)
@@ -128,6 +169,20 @@ final class SnapshotEncodingTests: XCTestCase {
         XCTAssertTrue(text.contains("https://cdn.example/live/master.m3u8"), text)
         XCTAssertTrue(text.contains("file:///media/pip.mp4"), text)
         XCTAssertFalse(text.contains(#"\/"#), text)
+    }
+
+    func testOutputStageNullsAreExplicit() {
+        var snapshot = PlayerSnapshot()
+        snapshot.pip = PipInfo(uri: "b.mp4", state: .opening, rect: .defaultInset, muted: true, swapped: false)
+        let text = encodedText(snapshot)
+        XCTAssertTrue(text.contains(#""pip":{"error":null,"#), "a PiP without an error says so: \(text)")
+        XCTAssertTrue(text.contains(#""watermark":null"#), text)
+        XCTAssertTrue(text.contains(#""cue":null"#), text)
+        snapshot.pip = nil
+        XCTAssertTrue(encodedText(snapshot).contains(#""pip":null"#))
+        // A watermark names only the one of text and image it has.
+        let keys = jsonKeys(JSONCoding.encode(WatermarkRequest(image: "/srv/logo.png")))
+        XCTAssertEqual(keys, ["image", "size", "color", "position", "interval", "opacity"])
     }
 
     func testEveryStateEncodesAsItsContractName() {

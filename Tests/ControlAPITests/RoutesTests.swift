@@ -26,6 +26,13 @@ final class RoutesTests: XCTestCase {
         Row("POST", "/v1/player/open", found("POST", "/v1/player/open", .command("open"))),
         Row("POST", "/v1/player/seek", found("POST", "/v1/player/seek", .command("seek"))),
         Row("POST", "/v1/player/tracks/subtitle", found("POST", "/v1/player/tracks/subtitle", .command("subtitle"))),
+        Row("POST", "/v1/pip", found("POST", "/v1/pip", .command("pip.start"))),
+        Row("PATCH", "/v1/pip", found("PATCH", "/v1/pip", .command("pip.update"))),
+        Row("DELETE", "/v1/pip", found("DELETE", "/v1/pip", .command("pip.stop"))),
+        Row("POST", "/v1/pip/swap", found("POST", "/v1/pip/swap", .command("pip.swap"))),
+        Row("PUT", "/v1/overlays/watermark", found("PUT", "/v1/overlays/watermark", .command("watermark"))),
+        Row("DELETE", "/v1/overlays/watermark", found("DELETE", "/v1/overlays/watermark", .command("watermark.remove"))),
+        Row("GET", "/v1/snapshot.jpg", found("GET", "/v1/snapshot.jpg", .snapshotImage)),
         Row("GET", "/v1/events", found("GET", "/v1/events", .events)),
         Row("GET", "/healthz", found("GET", "/healthz", .health)),
         Row("GET", "/metrics", found("GET", "/metrics", .metrics)),
@@ -37,6 +44,9 @@ final class RoutesTests: XCTestCase {
         // HEAD is answered as GET.
         Row("HEAD", "/v1/player", found("GET", "/v1/player", .snapshot)),
         Row("HEAD", "/healthz", found("GET", "/healthz", .health)),
+        Row("HEAD", "/v1/snapshot.jpg", found("GET", "/v1/snapshot.jpg", .snapshotImage)),
+        Row("GET", "/v1/snapshot.jpg/", found("GET", "/v1/snapshot.jpg", .snapshotImage)),
+        Row("DELETE", "/v1/pip/", found("DELETE", "/v1/pip", .command("pip.stop"))),
         // The path exists, the method does not.
         Row("GET", "/v1/player/seek", .methodNotAllowed(allowed: ["POST"])),
         Row("HEAD", "/v1/player/play", .methodNotAllowed(allowed: ["POST"])),
@@ -44,6 +54,12 @@ final class RoutesTests: XCTestCase {
         Row("POST", "/v1/player", .methodNotAllowed(allowed: ["GET", "PATCH"])),
         Row("POST", "/v1/events", .methodNotAllowed(allowed: ["GET"])),
         Row("PUT", "/openapi.json/", .methodNotAllowed(allowed: ["GET"])),
+        Row("GET", "/v1/pip", .methodNotAllowed(allowed: ["POST", "PATCH", "DELETE"])),
+        Row("PUT", "/v1/pip", .methodNotAllowed(allowed: ["POST", "PATCH", "DELETE"])),
+        Row("GET", "/v1/pip/swap", .methodNotAllowed(allowed: ["POST"])),
+        Row("POST", "/v1/overlays/watermark", .methodNotAllowed(allowed: ["PUT", "DELETE"])),
+        Row("PATCH", "/v1/overlays/watermark", .methodNotAllowed(allowed: ["PUT", "DELETE"])),
+        Row("POST", "/v1/snapshot.jpg", .methodNotAllowed(allowed: ["GET"])),
         // No such path. libsoup matches by prefix, so prefixes and extensions must not match.
         Row("GET", "/", .notFound),
         Row("GET", "", .notFound),
@@ -54,6 +70,13 @@ final class RoutesTests: XCTestCase {
         Row("GET", "/healthzz", .notFound),
         Row("GET", "/V1/PLAYER", .notFound),
         Row("POST", "/v1/player/tracks", .notFound),
+        Row("GET", "/v1/snapshot", .notFound),
+        Row("GET", "/v1/snapshot.jpeg", .notFound),
+        Row("GET", "/v1/snapshot.png", .notFound),
+        Row("PUT", "/v1/overlays", .notFound),
+        Row("PUT", "/v1/overlays/text", .notFound),
+        Row("POST", "/v1/pip/start", .notFound),
+        Row("POST", "/v1/pipswap", .notFound),
     ] }
 
     func testMatchRows() {
@@ -106,6 +129,7 @@ final class ErrorCodeTests: XCTestCase {
             "route_not_found": 404, "method_not_allowed": 405, "timeout": 408, "too_many_requests": 429, "not_seekable": 409,
             "not_live": 409, "no_source": 409, "payload_too_large": 413, "unsupported_media_type": 415,
             "media_error": 422, "network_error": 422, "pipeline_error": 422, "internal_error": 500,
+            "no_pip": 409, "no_video": 503, "subtitle_error": 422,
         ]
         for (raw, status) in expected {
             guard let code = ErrorCode(rawValue: raw) else {

@@ -48,10 +48,151 @@ final class OpenAPIDocumentTests: XCTestCase {
         XCTAssertEqual(Set(ids).count, ids.count, "duplicate operationId in \(ids.sorted())")
     }
 
-    func testEveryErrorCodeIsDocumented() {
+    func testEveryErrorCodeIsDocumented() throws {
         for code in ErrorCode.allCases {
             XCTAssertTrue(OpenAPIDocument.json.contains(code.rawValue), "\(code.rawValue) is not in openapi.json")
         }
+        let doc = try document()
+        let codes = try XCTUnwrap(schema("ErrorCode", in: doc)["enum"] as? [String])
+        XCTAssertEqual(codes.count, Set(codes).count, "duplicate codes in the ErrorCode schema")
+        XCTAssertEqual(Set(codes), Set(ErrorCode.allCases.map(\.rawValue)), "the ErrorCode schema's enum")
+        // The table under Errors in the introduction gives each code its status.
+        let introduction = try XCTUnwrap((doc["info"] as? [String: Any])?["description"] as? String)
+        for code in ErrorCode.allCases {
+            XCTAssertTrue(introduction.contains("| `\(code.rawValue)` | \(code.httpStatus) |"),
+                          "the Errors table has no row '| `\(code.rawValue)` | \(code.httpStatus) |'")
+        }
+    }
+
+    /// One event of every type. `eventTypeName` does not compile when `PlayerEvent` gains a
+    /// case: add it there and here, and to the document.
+    static let everyEvent: [PlayerEvent] = [
+        .snapshot(PlayerSnapshot()), .state(StateChange(state: .playing, previous: .opening)),
+        .position(PositionUpdate(position: 1, duration: nil)), .buffering(BufferingUpdate(percent: 50)), .tracks(Tracks()),
+        .seek(SeekUpdate(position: 1, exact: false)),
+        .settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)),
+        .source(nil), .variants([]), .variant(VariantState()), .live(LiveInfo(edge: 10, behind: 0, window: 10)),
+        .reconnecting(ReconnectingUpdate(attempt: 1, delay: 1, reason: "eof")),
+        .pip(nil), .watermark(nil), .cue(nil), .error(APIError(.mediaError, "m")), .eos,
+    ]
+
+    static func eventTypeName(_ event: PlayerEvent) -> String {
+        switch event {
+        case .snapshot, .state, .position, .buffering, .tracks, .seek, .settings, .source, .variants, .variant, .live,
+             .reconnecting, .pip, .watermark, .cue, .error, .eos:
+            return event.type
+        }
+    }
+
+    func testEveryEventTypeIsDocumented() throws {
+        let doc = try document()
+        let types = Self.everyEvent.map(Self.eventTypeName)
+        XCTAssertEqual(Set(types).count, types.count, "everyEvent lists a type twice")
+        let event = try schema("Event", in: doc)
+        let properties = try XCTUnwrap(event["properties"] as? [String: Any])
+        let documented = try XCTUnwrap((properties["type"] as? [String: Any])?["enum"] as? [String])
+        XCTAssertEqual(Set(documented), Set(types), "the Event schema's type enum")
+        // Each type says what its data is.
+        let conditions = try XCTUnwrap(event["allOf"] as? [[String: Any]])
+        let described = Set(conditions.compactMap { condition in
+            (((condition["if"] as? [String: Any])?["properties"] as? [String: Any])?["type"] as? [String: Any])?["const"] as? String
+        })
+        XCTAssertEqual(described, Set(types), "an Event allOf branch per type")
+        // And the prose of the events route lists them all.
+        let stream = try XCTUnwrap(try operation("get", "/v1/events", in: doc)["description"] as? String)
+        for type in types {
+            XCTAssertTrue(stream.contains("`\(type)`"), "the /v1/events description does not name `\(type)`")
+        }
+    }
+
+    func testLatestValueEventsAreListedExactly() throws {
+        let doc = try document()
+        let latest = Set(Self.everyEvent.filter(\.isLatestValue).map(\.type))
+        let stream = try XCTUnwrap(try operation("get", "/v1/events", in: doc)["description"] as? String)
+        XCTAssertEqual(backticked(after: "Latest-value events (", upTo: ")", in: stream), latest, "the /v1/events description")
+        let event = try XCTUnwrap(try schema("Event", in: doc)["description"] as? String)
+        XCTAssertEqual(backticked(after: "Latest-value types (a newer one replaces an older one still queued for a slow client): ",
+                                  upTo: ".", in: event), latest, "the Event schema's description")
+    }
+
+    func testWebSocketCommandsMatchTheCommandsAndTheirRoutes() throws {
+        let doc = try document()
+        let command = try schema("WebSocketCommand", in: doc)
+        let names = try XCTUnwrap(((command["properties"] as? [String: Any])?["command"] as? [String: Any])?["enum"] as? [String])
+        XCTAssertEqual(names, Command.names, "the WebSocketCommand schema's enum, in Command.names order")
+        // `args` of a name is the body schema of its HTTP route.
+        var argsByName: [String: String] = [:]
+        for condition in try XCTUnwrap(command["allOf"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(((((condition["if"] as? [String: Any])?["properties"] as? [String: Any])?["command"] as? [String: Any])?["const"] as? String))
+            let args = (((condition["then"] as? [String: Any])?["properties"] as? [String: Any])?["args"] as? [String: Any])?["$ref"] as? String
+            argsByName[name] = try XCTUnwrap(args, name)
+        }
+        var bodyByName: [String: String] = [:]
+        for route in Routes.all {
+            guard case .command(let name) = route.action else { continue }
+            let op = try operation(route.method.lowercased(), route.path, in: doc)
+            let description = try XCTUnwrap(op["description"] as? String, "\(route.method) \(route.path)")
+            XCTAssertTrue(description.contains("WebSocket command `\(name)`"), "\(route.method) \(route.path) does not name `\(name)`")
+            let parameters = (op["parameters"] as? [[String: Any]] ?? []).compactMap { $0["$ref"] as? String }
+            XCTAssertEqual(parameters, ["#/components/parameters/wait", "#/components/parameters/timeout"],
+                           "\(route.method) \(route.path) takes ?wait= and ?timeout=")
+            let body = ((((op["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])?["$ref"] as? String
+            if let body { bodyByName[name] = body }
+        }
+        XCTAssertEqual(argsByName, bodyByName, "WebSocket args and HTTP bodies")
+    }
+
+    func testSnapshotAndSettingsSchemasListEveryEncodedKey() throws {
+        let doc = try document()
+        var full = PlayerSnapshot()
+        full.pip = PipInfo(uri: "file:///media/b.mp4", state: .playing, rect: .defaultInset, muted: true, swapped: false)
+        full.watermark = WatermarkRequest(text: "LIVE")
+        full.cue = Cue(text: "Hello", start: 1, end: 2)
+        let settings = SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)
+        let cases: [(String, Data)] = [
+            ("PlayerSnapshot", JSONCoding.encode(PlayerSnapshot())), ("PlayerSnapshot", JSONCoding.encode(full)),
+            ("SettingsUpdate", JSONCoding.encode(settings)),
+            ("PipInfo", JSONCoding.encode(full.pip)), ("Cue", JSONCoding.encode(full.cue)),
+            ("SubtitleStyle", JSONCoding.encode(SubtitleStyle())),
+        ]
+        for (name, data) in cases {
+            let keys = Set(try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], name).keys)
+            let object = try schema(name, in: doc)
+            XCTAssertEqual(Set(object["required"] as? [String] ?? []), keys, "\(name): required")
+            XCTAssertEqual(Set((object["properties"] as? [String: Any] ?? [:]).keys), keys, "\(name): properties")
+        }
+    }
+
+    func testSnapshotImageRoute() throws {
+        let op = try operation("get", "/v1/snapshot.jpg", in: try document())
+        let width = try XCTUnwrap((op["parameters"] as? [[String: Any]])?.first { $0["name"] as? String == "width" })
+        XCTAssertEqual(width["in"] as? String, "query")
+        let range = try XCTUnwrap(width["schema"] as? [String: Any])
+        XCTAssertEqual(range["type"] as? String, "integer")
+        XCTAssertEqual(range["minimum"] as? Int, 16)
+        XCTAssertEqual(range["maximum"] as? Int, 3840)
+        let responses = try XCTUnwrap(op["responses"] as? [String: Any])
+        let ok = try XCTUnwrap(responses["200"] as? [String: Any])
+        XCTAssertNotNil((ok["content"] as? [String: Any])?["image/jpeg"])
+        XCTAssertNotNil((ok["headers"] as? [String: Any])?["Cache-Control"])
+        XCTAssertEqual((responses["503"] as? [String: Any])?["$ref"] as? String, "#/components/responses/NoVideo")
+    }
+
+    private func schema(_ name: String, in doc: [String: Any]) throws -> [String: Any] {
+        let schemas = try XCTUnwrap((doc["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        return try XCTUnwrap(schemas[name] as? [String: Any], "no schema \(name)")
+    }
+
+    private func operation(_ method: String, _ path: String, in doc: [String: Any]) throws -> [String: Any] {
+        let item = try XCTUnwrap((doc["paths"] as? [String: Any])?[path] as? [String: Any], "no path \(path)")
+        return try XCTUnwrap(item[method] as? [String: Any], "no \(method) \(path)")
+    }
+
+    /// The `names` written in backticks between `start` and the next `end` in `text`.
+    private func backticked(after start: String, upTo end: String, in text: String) -> Set<String> {
+        guard let from = text.range(of: start), let to = text[from.upperBound...].range(of: end) else { return [] }
+        return Set(text[from.upperBound..<to.lowerBound].split(separator: "`", omittingEmptySubsequences: false)
+            .enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
     }
 
     func testEveryLocalReferenceResolves() throws {

@@ -1,0 +1,86 @@
+extension OpenAPIDocument {
+    /// The members of `components.schemas` for the player state, errors and the playback commands' bodies.
+    static let schemas = #"""
+       "PlaybackState":{"type":"string","enum":["idle","opening","buffering","paused","playing","ended","error"],"description":"The public player state."},
+       "RepeatMode":{"type":"string","enum":["none","one","all"]},
+       "SourceKind":{"type":"string","enum":["file","hls","live"]},
+       "ErrorCode":{
+        "type":"string",
+        "enum":["invalid_json","invalid_argument","unsupported_uri","unauthorized","forbidden","not_found","unknown_track","unknown_variant","route_not_found","method_not_allowed","timeout","too_many_requests","not_seekable","not_live","no_source","no_pip","payload_too_large","unsupported_media_type","media_error","network_error","pipeline_error","subtitle_error","internal_error","no_video"],
+        "description":"Stable error codes; each maps to exactly one HTTP status (the table under Errors in the API description)."
+       },
+       "Error":{
+        "type":"object",
+        "required":["code","message"],
+        "additionalProperties":false,
+        "properties":{"code":{"$ref":"#/components/schemas/ErrorCode"},"message":{"type":"string","description":"For people; do not match on it."}}
+       },
+       "ErrorReply":{"type":"object","required":["error"],"additionalProperties":false,"description":"The body of every error reply.","properties":{"error":{"$ref":"#/components/schemas/Error"}}},
+       "SourceInfo":{
+        "type":"object",
+        "required":["uri","kind","live"],
+        "properties":{"uri":{"type":"string"},"kind":{"$ref":"#/components/schemas/SourceKind"},"live":{"type":"boolean","description":"True for sources with no end: kind live, and HLS whose media playlists have no EXT-X-ENDLIST."},"contentId":{"type":"string","description":"Present when the client gave one on open."}}
+       },
+       "Track":{
+        "type":"object",
+        "required":["id","selected"],
+        "properties":{"id":{"type":"string"},"language":{"type":"string","examples":["en"]},"title":{"type":"string"},"codec":{"type":"string"},"selected":{"type":"boolean"}}
+       },
+       "Tracks":{
+        "type":"object",
+        "required":["audio","video","subtitle"],
+        "properties":{"audio":{"type":"array","items":{"$ref":"#/components/schemas/Track"}},"video":{"type":"array","items":{"$ref":"#/components/schemas/Track"}},"subtitle":{"type":"array","items":{"$ref":"#/components/schemas/Track"}}}
+       },
+       "Variant":{
+        "type":"object",
+        "required":["id","bandwidth"],
+        "description":"An HLS variant stream, from Marquee's own parse of the master playlist; `variants` lists them sorted by bandwidth with ids v1 (lowest) .. vN.",
+        "properties":{"id":{"type":"string"},"bandwidth":{"type":"integer","minimum":0,"description":"BANDWIDTH, bits per second."},"averageBandwidth":{"type":"integer","minimum":0,"description":"AVERAGE-BANDWIDTH, bits per second."},"width":{"type":"integer","description":"Pixels."},"height":{"type":"integer","description":"Pixels."},"frameRate":{"type":"number"},"codecs":{"type":"string"},"audio":{"type":"string","description":"The EXT-X-MEDIA audio group."}}
+       },
+       "VariantState":{
+        "type":"object",
+        "required":["mode","selected","current"],
+        "properties":{"mode":{"type":"string","enum":["auto","manual"]},"selected":{"type":["string","null"],"description":"The pinned variant id in manual mode."},"current":{"type":["string","null"],"description":"The variant being played now."}}
+       },
+       "TimeRange":{"type":"object","required":["start","end"],"properties":{"start":{"type":"number","description":"Seconds."},"end":{"type":"number","description":"Seconds."}}},
+       "LiveInfo":{
+        "type":"object",
+        "required":["edge","behind","window"],
+        "properties":{"edge":{"type":"number","description":"The newest recorded moment, in the timeline of position (for timeshift: seconds since recording started)."},"behind":{"type":"number","minimum":0,"description":"How many seconds the output is behind the live edge."},"window":{"type":"number","description":"Seconds that can be gone back: edge minus seekable.start."}}
+       },
+       "ABLoop":{"type":"object","required":["a","b"],"properties":{"a":{"type":"number","description":"Seconds."},"b":{"type":"number","description":"Seconds."}}},
+       "PlayerSnapshot":{
+        "type":"object",
+        "description":"The whole public player state. Every key is always present; absent values are `null`.",
+        "required":["state","source","position","duration","rate","volume","muted","audioDelay","buffering","seekable","live","tracks","variants","variant","repeat","abLoop","pip","watermark","subtitleStyle","cue","error"],
+        "properties":{"state":{"$ref":"#/components/schemas/PlaybackState"},"source":{"oneOf":[{"$ref":"#/components/schemas/SourceInfo"},{"type":"null"}]},"position":{"type":["number","null"],"description":"Seconds in the media timeline (for live timeshift, in the recorded window)."},"duration":{"type":["number","null"],"description":"Seconds; null when unknown or live."},"rate":{"type":"number","default":1},"volume":{"type":"number","default":1,"description":"1 is unchanged."},"muted":{"type":"boolean","default":false},"audioDelay":{"type":"number","default":0,"description":"Seconds the audio is delayed against the video (negative: audio earlier)."},"buffering":{"type":"integer","minimum":0,"maximum":100,"default":100,"description":"Percent."},"seekable":{"oneOf":[{"$ref":"#/components/schemas/TimeRange"},{"type":"null"}]},"live":{"oneOf":[{"$ref":"#/components/schemas/LiveInfo"},{"type":"null"}]},"tracks":{"$ref":"#/components/schemas/Tracks"},"variants":{"type":"array","items":{"$ref":"#/components/schemas/Variant"}},"variant":{"$ref":"#/components/schemas/VariantState"},"repeat":{"$ref":"#/components/schemas/RepeatMode"},"abLoop":{"oneOf":[{"$ref":"#/components/schemas/ABLoop"},{"type":"null"}]},"pip":{"oneOf":[{"$ref":"#/components/schemas/PipInfo"},{"type":"null"}],"description":"The picture-in-picture; null when none runs."},"watermark":{"oneOf":[{"$ref":"#/components/schemas/Watermark"},{"type":"null"}],"description":"The watermark as drawn; null when there is none."},"subtitleStyle":{"$ref":"#/components/schemas/SubtitleStyle"},"cue":{"oneOf":[{"$ref":"#/components/schemas/Cue"},{"type":"null"}],"description":"The subtitle cue on screen now; null when none is."},"error":{"oneOf":[{"$ref":"#/components/schemas/Error"},{"type":"null"}]}}
+       },
+       "OpenRequest":{
+        "type":"object",
+        "required":["uri"],
+        "properties":{"uri":{"type":"string","minLength":1,"description":"A `file://` URI or a path, an HLS URL (`http(s)://`), a live source (`udp://HOST:PORT`, multicast too; `rtsp://`) or `demo://`. Must not be blank."},"start":{"type":"number","minimum":0,"description":"Seconds to start at."},"autoplay":{"type":"boolean"},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Request headers sent on every request of an http(s) session (master, playlists, segments, keys), through the daemon's loopback proxy. No hop-by-hop headers, no line breaks."},"referer":{"type":"string","description":"Sent as Referer on every request."},"userAgent":{"type":"string","description":"Sent as User-Agent on every request."},"keyHeaders":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers for EXT-X-KEY requests only (for example a key server's bearer token)."},"timeshift":{"type":"object","required":["window"],"additionalProperties":false,"description":"Record the live source (udp://, rtsp://, live HLS, demo://) into a ring of segments under the data directory and play from it: pause, seek back within the window, return to the live edge. 400 for files.","properties":{"window":{"type":"number","minimum":1,"maximum":86400,"description":"Seconds kept for going back."}}},"subtitle":{"type":"string","minLength":1,"description":"An external subtitle file to show with the source: a local path or `file://` URI of an SRT, SAMI or WebVTT file. Marquee draws its cues itself, in the `subtitleStyle` of the settings, and sends each cue on screen as a `cue` event. A file that cannot be read or parsed is `422 subtitle_error`. Must not be blank."},"contentId":{"type":"string"},"userId":{"type":"string","description":"Not supported yet: refused with 400."},"kind":{"$ref":"#/components/schemas/SourceKind","description":"A hint for URIs whose kind cannot be told from their text."}}
+       },
+       "SeekRequest":{
+        "type":"object",
+        "additionalProperties":false,
+        "description":"Exactly one of `position` (absolute) or `offset` (relative). Seeks snap to a keyframe unless `exact` is true.",
+        "properties":{"position":{"type":"number","minimum":0,"description":"Absolute position, seconds."},"offset":{"type":"number","description":"Relative to the current position, seconds (negative: back)."},"exact":{"type":"boolean","default":false}},
+        "oneOf":[{"required":["position"],"not":{"required":["offset"]}},{"required":["offset"],"not":{"required":["position"]}}]
+       },
+       "SettingsPatch":{
+        "type":"object",
+        "additionalProperties":false,
+        "description":"Any subset of the settings; unknown fields are `invalid_argument`.",
+        "properties":{"rate":{"type":"number","minimum":0.1,"maximum":10},"volume":{"type":"number","minimum":0,"maximum":10,"description":"1 is unchanged."},"muted":{"type":"boolean"},"audioDelay":{"type":"number","minimum":-60,"maximum":60,"description":"Seconds the audio is delayed against the video (negative: audio earlier)."},"repeat":{"$ref":"#/components/schemas/RepeatMode"},"subtitleStyle":{"$ref":"#/components/schemas/SubtitleStylePatch"}}
+       },
+       "VariantRequest":{"type":"object","required":["id"],"properties":{"id":{"type":"string","description":"A variant id from `variants`, or `auto` for adaptive."}}},
+       "TrackRequest":{"type":"object","required":["id"],"properties":{"id":{"type":"string","description":"An audio track id from `tracks.audio`."}}},
+       "SubtitleRequest":{
+        "type":"object",
+        "additionalProperties":false,
+        "description":"Exactly one of `id` (a track, or null for off) or `uri` (an external file); an empty body is an error rather than a silent \"off\".",
+        "properties":{"id":{"type":["string","null"],"description":"A subtitle track id from `tracks.subtitle`, or null to turn subtitles off."},"uri":{"type":"string","minLength":1,"description":"A local path or `file://` URI of an SRT, SAMI or WebVTT file, added and selected; Marquee draws its cues and sends them as `cue` events. Must not be blank."}},
+        "oneOf":[{"required":["id"],"not":{"required":["uri"]}},{"required":["uri"],"not":{"required":["id"]}}]
+       }
+    """#
+}

@@ -1,0 +1,124 @@
+import ControlAPI
+import GLibRuntime
+import GStreamerKit
+import Logging
+
+/// The picture-in-picture source: its own playbin3, drawn by the output stage through the
+/// stage's PiP channel. Independent of the main session: it starts playing at once, loops
+/// nothing, and when it fails or ends only its own state says so. GLib thread only;
+/// `close()` before dropping.
+@GLibActor
+final class PictureInPicture {
+    let uri: String
+    let playbin: Element
+    private let videoSink: Element
+    private var watch: BusWatch?
+    private let log = Logger(category: "pip")
+
+    private(set) var state: PipInfo.State = .opening
+    private(set) var error: APIError?
+    var rect: Rect
+    var swapped = false
+    var muted: Bool { didSet { playbin.set("mute", muted) } }
+
+    /// Called after the state changed (or an error), with the inset as it is now.
+    var onChange: (@GLibActor () -> Void)?
+
+    init(source: ResolvedSource, displayURI: String, rect: Rect, muted: Bool, videoSink: Element, audioSink: String) throws(APIError) {
+        guard let playbin = Element(factory: "playbin3", name: "pip") else {
+            throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
+        }
+        guard let audio = SinkSelection.makeSink(audioSink) else {
+            throw APIError(.pipelineError, "cannot create the audio sink \(audioSink)")
+        }
+        self.uri = displayURI
+        self.playbin = playbin
+        self.videoSink = videoSink
+        self.rect = rect
+        self.muted = muted
+        playbin.set("uri", source.playbackURI)
+        // No subtitles, no visualisation: the inset is a picture (and muted audio).
+        playbin.set("flags", nick: "video+audio+soft-volume")
+        playbin.set("video-sink", videoSink)
+        playbin.set("audio-sink", audio)
+        playbin.set("mute", muted)
+        if source.isDemo, let clock = Element(factory: "clockoverlay") {
+            clock.set("text", "Marquee PiP")
+            clock.set("font-desc", "Sans 36")
+            playbin.set("video-filter", clock)
+        }
+        watch = BusWatch(pipeline: playbin) { [weak self] event in self?.handle(event) }
+    }
+
+    func start() -> Bool {
+        playbin.setState(.playing) != .failure
+    }
+
+    /// The PiP video's size once it negotiated.
+    var videoSize: VideoSize? { videoSink.staticPad("sink")?.videoSize }
+
+    /// Frames are shown only while the source runs; an ended or failed one is hidden.
+    var showsFrames: Bool { state == .playing || state == .paused || state == .buffering }
+
+    var info: PipInfo {
+        PipInfo(uri: uri, state: state, rect: rect, muted: muted, swapped: swapped, error: error)
+    }
+
+    private func handle(_ event: BusEvent) {
+        let before = (state, error)
+        switch event {
+        case .stateChanged(_, let new, _):
+            if state == .ended || state == .error { break }
+            if new == .playing { state = .playing } else if new == .paused, state != .opening, state != .buffering { state = .paused }
+        case .buffering(let percent):
+            if state == .ended || state == .error { break }
+            if percent < 100 {
+                state = .buffering
+                // Network sources pause while they refill, as the main player does.
+                playbin.setState(.paused)
+            } else if state == .buffering {
+                playbin.setState(.playing)
+            }
+        case .endOfStream:
+            state = .ended
+            release()
+        case .error(let gstError):
+            guard state != .error else { break }
+            let apiError = APIError(pipelineError: gstError, remote: !uri.hasPrefix("file:") && !uri.hasPrefix("/"))
+            log.warning("pip error", ["code": apiError.code.rawValue, "message": gstError.message])
+            error = apiError
+            state = .error
+            release()
+        case .clockLost:
+            playbin.setState(.paused)
+            playbin.setState(.playing)
+        case .latency:
+            playbin.recalculateLatency()
+        default:
+            break
+        }
+        if before.0 != state || before.1 != error { onChange?() }
+    }
+
+    /// Fails the inset from outside (a source that never started).
+    func fail(_ failure: APIError) {
+        guard state == .opening else { return }
+        error = failure
+        state = .error
+        release()
+        onChange?()
+    }
+
+    /// An ended or failed inset gives its pipeline back at once, as the main player does:
+    /// left in PLAYING after a typefind error, playbin3 1.22 hung when set to NULL later
+    /// (seen with a text file as the PiP source).
+    private func release() {
+        playbin.setState(.null)
+    }
+
+    func close() {
+        watch?.stop()
+        watch = nil
+        playbin.setState(.null)
+    }
+}

@@ -1,0 +1,160 @@
+import ControlAPI
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import Subtitles
+
+/// The output stage's commands: picture-in-picture, the watermark, and the frame on screen.
+extension Player {
+    // MARK: Picture-in-picture
+
+    func startPip(_ request: PipStartRequest) throws(APIError) {
+        let resolved = try configuration.resolver.resolve(OpenRequest(uri: request.uri))
+        try output.start()
+        closePip(publishing: false)
+        let inset = try PictureInPicture(source: resolved, displayURI: resolved.info.uri, rect: request.rect ?? .defaultInset,
+                                         muted: request.muted ?? true,
+                                         videoSink: try output.makeSourceSink(channel: output.pipChannel),
+                                         audioSink: configuration.sinks.audio)
+        inset.onChange = { [weak self, weak inset] in
+            guard let self, let inset, self.pip === inset else { return }
+            self.pipChanged()
+        }
+        pip = inset
+        log.info("pip open", ["uri": resolved.info.uri])
+        guard inset.start() else {
+            inset.fail(APIError(.pipelineError, "the picture-in-picture pipeline could not start"))
+            return
+        }
+        startPipWatchdog(for: inset, local: resolved.isLocalFile)
+        pipChanged()
+    }
+
+    /// A PiP source that never starts (a stalled server) must not stay "opening" for ever.
+    private func startPipWatchdog(for watched: PictureInPicture, local: Bool) {
+        let seconds = local ? 8 : 30
+        runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
+            guard let self, let watched, self.pip === watched else { return }
+            watched.fail(APIError(local ? .mediaError : .networkError, "the picture-in-picture source did not start within \(seconds) s"))
+        }
+    }
+
+    func updatePip(_ request: PipUpdateRequest) throws(APIError) {
+        let inset = try requirePip()
+        if let rect = request.rect { inset.rect = rect }
+        if let muted = request.muted { inset.muted = muted }
+        pipChanged()
+    }
+
+    func swapPip() throws(APIError) {
+        let inset = try requirePip()
+        inset.swapped.toggle()
+        pipChanged()
+    }
+
+    func stopPip() throws(APIError) {
+        try requirePip()
+        closePip(publishing: true)
+    }
+
+    @discardableResult
+    private func requirePip() throws(APIError) -> PictureInPicture {
+        guard let pip else { throw APIError(.noPip, "no picture-in-picture is running: POST /v1/pip first") }
+        return pip
+    }
+
+    func closePip(publishing: Bool) {
+        guard let inset = pip else { return }
+        inset.close()
+        pip = nil
+        log.info("pip closed", ["uri": inset.uri])
+        updateOutput()
+        if publishing { publish(.pip(nil)) }
+    }
+
+    /// After any change of the inset: redraw and tell the clients.
+    func pipChanged() {
+        updateOutput()
+        publish(.pip(pip?.info))
+    }
+
+    // MARK: Watermark
+
+    func setWatermark(_ request: WatermarkRequest) throws(APIError) {
+        let content: WatermarkOverlay.Content
+        if let text = request.text {
+            content = .text(BasicMarkup.escape(text))
+        } else {
+            let file = try configuration.resolver.localFile(request.image ?? "")
+            guard let size = PNGHeader.size(of: file) else {
+                throw APIError(.invalidArgument, "the watermark image must be a PNG file")
+            }
+            content = .image(path: file.path, aspect: Double(size.width) / Double(size.height))
+        }
+        watermarkTimer?.cancel()
+        watermarkTimer = nil
+        watermarkRequest = request
+        output.watermark = WatermarkOverlay(content: content, size: request.size, color: request.color, opacity: request.opacity,
+                                            position: request.position, spot: request.position == .random ? Self.randomSpot() : nil)
+        if request.position == .random {
+            watermarkTimer = LoopTimer(milliseconds: UInt32(request.interval * 1000)) { [weak self] in
+                self?.output.watermark?.spot = Self.randomSpot()
+            }
+        }
+        publish(.watermark(request))
+    }
+
+    func removeWatermark() {
+        watermarkTimer?.cancel()
+        watermarkTimer = nil
+        let had = watermarkRequest != nil
+        watermarkRequest = nil
+        output.watermark = nil
+        if had { publish(.watermark(nil)) }
+    }
+
+    /// Anywhere in the frame (fractions of the free space), a different place each time.
+    static func randomSpot() -> (x: Double, y: Double) {
+        (Double.random(in: 0...1), Double.random(in: 0...1))
+    }
+
+    // MARK: The frame on screen
+
+    /// Runs the output stage while something is loaded and tells it what to show.
+    func updateOutput() {
+        guard session != nil || pip != nil else {
+            output.stop()
+            return
+        }
+        let insetShown = pip?.showsFrames == true
+        output.layout = OutputStage.Layout(mainVisible: session != nil, inset: insetShown ? pip?.rect : nil,
+                                           swapped: pip?.swapped ?? false)
+        if let size = session?.videoSize ?? (insetShown ? pip?.videoSize : nil) { output.frameSize = size }
+    }
+
+    /// The composed frame now on screen. `no_video` (503) when nothing with video is
+    /// playing: idle, an audio-only source, or before the first frame.
+    public func currentFrame() throws(APIError) -> Sample {
+        let mainHasVideo = session?.hasShownVideo == true
+        let insetHasVideo = pip?.showsFrames == true && pip?.videoSize != nil
+        guard output.isRunning, mainHasVideo || insetHasVideo, let frame = output.currentFrame() else {
+            throw APIError(.noVideo, "no video is on screen")
+        }
+        return frame
+    }
+}
+
+/// Reads a PNG's size from its header, without decoding it.
+enum PNGHeader {
+    static func size(of file: URL) -> (width: Int, height: Int)? {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
+        defer { try? handle.close() }
+        guard let bytes = try? handle.read(upToCount: 24), bytes.count == 24 else { return nil }
+        let header = [UInt8](bytes)
+        // The 8-byte signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
+        guard header[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], header[12..<16] == [0x49, 0x48, 0x44, 0x52] else { return nil }
+        func int(at offset: Int) -> Int { header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        let (width, height) = (int(at: 16), int(at: 20))
+        return width > 0 && height > 0 ? (width, height) : nil
+    }
+}

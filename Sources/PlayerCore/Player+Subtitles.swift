@@ -1,0 +1,142 @@
+import ControlAPI
+import Foundation
+import GLibRuntime
+import GStreamerKit
+import Subtitles
+
+/// An external subtitle file loaded into a session.
+struct ExternalSubtitle {
+    let id: String
+    let title: String
+    let language: String?
+    let format: SubtitleFormat
+    let schedule: SubtitleSchedule
+
+    var track: Track { Track(id: id, language: language, title: title, codec: format.rawValue, selected: false) }
+}
+
+/// External subtitles: loading SRT, SAMI and WebVTT files, drawing the cue on screen in the
+/// output stage and publishing it as a `cue` event. The player wakes at cue boundaries
+/// (computed from the position and rate), not on a polling tick.
+extension Player {
+    static let maxSubtitleFileBytes = 16 << 20
+
+    /// Reads, parses and selects an external subtitle file for the loaded session.
+    func addSubtitle(uri: String) throws(APIError) {
+        let session = try requireSource()
+        let file = try configuration.resolver.localFile(uri)
+        let data: Data
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            if let size = attributes[.size] as? Int, size > Self.maxSubtitleFileBytes {
+                throw APIError(.subtitleError, "\(file.lastPathComponent) is larger than 16 MiB: not a subtitle file")
+            }
+            data = try Data(contentsOf: file)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(.subtitleError, "cannot read \(file.lastPathComponent): \(error.localizedDescription)")
+        }
+        let document: SubtitleDocument
+        do {
+            document = try SubtitleDocument.parse(data, format: Self.subtitleFormat(forExtension: file.pathExtension))
+        } catch {
+            throw APIError(.subtitleError, "\(file.lastPathComponent) is not a readable SRT, SAMI or WebVTT file: \(error)")
+        }
+        let id = "external-\(session.externalSubtitles.count + 1)"
+        let languages = Set(document.cues.compactMap(\.language))
+        session.externalSubtitles.append(ExternalSubtitle(
+            id: id, title: file.lastPathComponent, language: languages.count == 1 ? languages.first : nil,
+            format: document.format, schedule: SubtitleSchedule(cues: document.cues)))
+        log.info("subtitle file", ["id": id, "format": document.format.rawValue, "cues": "\(document.cues.count)"])
+        try selectExternalSubtitle(id)
+    }
+
+    /// The extension decides the format when it names one; otherwise the content does.
+    static func subtitleFormat(forExtension pathExtension: String) -> SubtitleFormat? {
+        switch pathExtension.lowercased() {
+        case "srt": return .srt
+        case "smi", "sami": return .sami
+        case "vtt": return .webvtt
+        default: return nil
+        }
+    }
+
+    /// Selects an external track (and deselects embedded subtitles), or nil: none.
+    func selectExternalSubtitle(_ id: String?) throws(APIError) {
+        let session = try requireSource()
+        if let id, !session.externalSubtitles.contains(where: { $0.id == id }) {
+            throw APIError(.unknownTrack, "no subtitle track '\(id)'")
+        }
+        session.selectedExternalSubtitle = id
+        if id != nil {
+            let isText = { (streamID: String) in session.streams.first { $0.id == streamID }?.kind == .text }
+            if currentSelection().contains(where: isText) { sendSelection(currentSelection().filter { !isText($0) }) }
+        }
+        publish(.tracks(tracks()))
+        refreshCue()
+    }
+
+    var shownSchedule: SubtitleSchedule? {
+        guard let session, let id = session.selectedExternalSubtitle else { return nil }
+        return session.externalSubtitles.first { $0.id == id }?.schedule
+    }
+
+    /// Puts the cue for the current position on screen, publishes it when it changed, and
+    /// wakes up again at the next cue boundary while playing. Called after anything that
+    /// moves the playhead or its speed (state changes, seeks, rate, track changes).
+    func refreshCue() {
+        cueTimer?.cancel()
+        cueTimer = nil
+        guard let session, let position = session.playbin.queryPosition() else {
+            showCue(nil)
+            return
+        }
+        if let schedule = shownSchedule {
+            showCue(schedule.shown(at: position))
+            if let next = schedule.nextChange(after: position) { wake(at: next, from: position) }
+            return
+        }
+        // An embedded cue arrives from the text sink when due; only its end is timed here,
+        // and a seek away from it clears it.
+        guard let shown = shownCue else { return }
+        if position >= shown.end || position < shown.start - 0.25 {
+            showCue(nil)
+        } else {
+            wake(at: shown.end, from: position)
+        }
+    }
+
+    private func wake(at time: Double, from position: Double) {
+        guard machine.state == .playing else { return }
+        let rate = max(0.1, settings.rate)
+        // A few ms late rather than early: an early wake finds the old cue and goes again.
+        let delay = min(5000, max(5, ((time - position) / rate) * 1000 + 5))
+        cueTimer = OneShotTimer(milliseconds: UInt32(delay)) { [weak self] in self?.refreshCue() }
+    }
+
+    /// Embedded subtitle text, as playbin3's text sink receives it at its time.
+    func showEmbeddedCue(_ buffer: TextSinkTap.TextBuffer, fromSession sessionID: Int) {
+        guard let session, session.id == sessionID, session.selectedExternalSubtitle == nil else { return }
+        let position = session.playbin.queryPosition() ?? 0
+        let start = buffer.start ?? position
+        // A cue without a duration stays up to 5 s (or until the next one replaces it).
+        let cue = Subtitles.Cue(start: start, end: start + (buffer.duration ?? 5),
+                                text: buffer.isMarkup ? buffer.text : BasicMarkup.escape(buffer.text))
+        let trimmed = cue.plainText.trimmingCharacters(in: .whitespacesAndNewlines)
+        showCue(trimmed.isEmpty ? nil : SubtitleSchedule.Shown(plainText: cue.plainText, markup: cue.basicMarkup, start: cue.start, end: cue.end))
+        refreshCue()
+    }
+
+    func showCue(_ shown: SubtitleSchedule.Shown?) {
+        guard shown != shownCue else { return }
+        shownCue = shown
+        output.subtitles.markup = shown?.markup ?? ""
+        publish(.cue(currentCue))
+    }
+
+    /// The cue on screen, in the API's timeline.
+    var currentCue: ControlAPI.Cue? {
+        shownCue.map { ControlAPI.Cue(text: $0.plainText, start: $0.start + timelineOffset, end: $0.end + timelineOffset) }
+    }
+}
