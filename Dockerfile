@@ -13,6 +13,8 @@ WORKDIR /app
 COPY scripts/setup.sh scripts/setup.sh
 RUN scripts/setup.sh --runtime
 COPY --from=build /src/.build/release/marquee /usr/local/bin/marquee
+# The pipeline templates are read at run time (see pipelines/README.md).
+COPY pipelines /usr/local/share/marquee/pipelines
 EXPOSE 8080
 # Inside a container the port is reached from outside the container's loopback, so the
 # daemon listens on all interfaces and therefore requires MARQUEE_TOKEN.

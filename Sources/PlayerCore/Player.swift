@@ -401,6 +401,7 @@ public final class Player {
                 }
             case .releasePipeline:
                 closeSession()
+                updateOutput()
             case .emitState(let state, let previous):
                 log.info("state", ["state": state.rawValue, "previous": previous.rawValue])
                 publish(.state(StateChange(state: state, previous: previous)))
