@@ -8,7 +8,8 @@ import PlayerCore
 
 /// `GET /v1/snapshot.jpg`: the composed frame on screen as JPEG. The frame is taken on the
 /// GLib thread (a reference, no copy) and encoded on a worker thread, so a dashboard polling
-/// twice a second never holds up the loop; the reply is paused meanwhile.
+/// twice a second never holds up the loop; the reply is paused meanwhile (and for the few
+/// frames after an open until the stage shows the new source).
 extension ControlServer {
     static let maxSnapshotsInProgress = 4
     static let snapshotWidths = 16...3840
@@ -26,27 +27,32 @@ extension ControlServer {
             reply(msg, route: route, error: APIError(.tooManyRequests, "\(Self.maxSnapshotsInProgress) snapshots are being encoded; try again"))
             return
         }
-        let frame: Sample
-        do throws(APIError) {
-            frame = try player.currentFrame()
-        } catch {
-            reply(msg, route: route, error: error)
-            return
-        }
         snapshotsInProgress += 1
         let pending = HeldReply(msg)
         let scaledWidth = width
-        DispatchQueue.global(qos: .userInitiated).async {
-            let jpeg = frame.jpeg(width: scaledWidth)
-            Task { @GLibActor [weak self] in
-                self?.snapshotsInProgress -= 1
-                let status = jpeg == nil ? 500 : 200
-                self?.metrics.countRequest(route: route, status: status)
-                pending.finish { msg in
-                    if let jpeg {
-                        msg.respond(status: 200, contentType: "image/jpeg", body: jpeg, headers: ["Cache-Control": "no-store"])
-                    } else {
-                        msg.respondError(APIError(.internalError, "the frame could not be encoded as JPEG"))
+        // Right after an open the stage still shows its empty background for a few frames.
+        runAfter(milliseconds: player.frameSettleMilliseconds) { [weak self] in
+            guard let self else { return }
+            let frame: Sample
+            do throws(APIError) {
+                frame = try self.player.currentFrame()
+            } catch {
+                self.snapshotsInProgress -= 1
+                self.metrics.countRequest(route: route, status: error.httpStatus)
+                pending.finish { $0.respondError(error) }
+                return
+            }
+            DispatchQueue.global(qos: .userInitiated).async {
+                let jpeg = frame.jpeg(width: scaledWidth)
+                Task { @GLibActor [weak self] in
+                    self?.snapshotsInProgress -= 1
+                    self?.metrics.countRequest(route: route, status: jpeg == nil ? 500 : 200)
+                    pending.finish { msg in
+                        if let jpeg {
+                            msg.respond(status: 200, contentType: "image/jpeg", body: jpeg, headers: ["Cache-Control": "no-store"])
+                        } else {
+                            msg.respondError(APIError(.internalError, "the frame could not be encoded as JPEG"))
+                        }
                     }
                 }
             }

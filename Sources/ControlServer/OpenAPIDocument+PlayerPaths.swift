@@ -23,7 +23,7 @@ extension OpenAPIDocument {
        "post":{
         "operationId":"openSource",
         "summary":"Open a source",
-        "description":"Loads a file (`file://` or a path), an HLS stream (`http(s)://...m3u8`) or a live source, replacing the current one (WebSocket command `open`). `subtitle` adds an external SRT, SAMI or WebVTT file, drawn by Marquee and sent as `cue` events. When the subtitle file fails (`422 subtitle_error`: unreadable or not parsable; or `403 forbidden`, `404 not_found`, `400 unsupported_uri` for a non-local URI) the source stays open and the reply is that error, its message beginning `the source is open, but its subtitle was not loaded`.",
+        "description":"Loads a file (`file://` or a path), an HLS stream (`http(s)://...m3u8`) or a live source, replacing the current one (WebSocket command `open`). `subtitle` adds an external SRT, SAMI or WebVTT file, drawn by Marquee and sent as `cue` events. When the subtitle file fails (`422 subtitle_error`: unreadable or not parsable; or `403 forbidden`, `404 not_found`, `400 unsupported_uri` for a non-local URI) the whole open is refused with that error before anything changes: what was playing goes on.",
         "tags":["commands"],
         "parameters":[{"$ref":"#/components/parameters/wait"},{"$ref":"#/components/parameters/timeout"}],
         "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/OpenRequest"},"examples":{"file":{"value":{"uri":"file:///media/movie.mkv","start":30,"autoplay":true}},"hls":{"value":{"uri":"https://example.com/live/index.m3u8","timeshift":{"window":600}}},"subtitle":{"value":{"uri":"file:///media/movie.mkv","subtitle":"/media/movie.en.srt"}}}}}},

@@ -96,6 +96,9 @@ final class PlaybackSession {
     var videoSize: VideoSize? { videoSink.staticPad("sink")?.videoSize }
     /// True once a video frame reached the output stage.
     var hasShownVideo: Bool { videoSink.lastSample != nil }
+    /// When the composed frame shows this source: its first frame takes a few output frames
+    /// (and a renegotiation to its size) to get through the stage after preroll.
+    var frameSettlesAt: ContinuousClock.Instant?
 
     /// External subtitle files added to this session, and the one drawn (by id).
     var externalSubtitles: [ExternalSubtitle] = []

@@ -132,6 +132,16 @@ extension Player {
         if let size = session?.videoSize ?? (insetShown ? pip?.videoSize : nil) { output.frameSize = size }
     }
 
+    /// Milliseconds until the composed frame shows the main source's first frame (0: it
+    /// does, or there is nothing to wait for). A snapshot asked for just after an open waits
+    /// this long rather than return the stage's empty background.
+    public var frameSettleMilliseconds: UInt32 {
+        guard let settles = session?.frameSettlesAt else { return 0 }
+        let left = ContinuousClock.now.duration(to: settles).components
+        let milliseconds = Double(left.seconds) * 1000 + Double(left.attoseconds) / 1e15
+        return milliseconds > 0 ? UInt32(milliseconds.rounded(.up)) : 0
+    }
+
     /// The composed frame now on screen. `no_video` (503) when nothing with video is
     /// playing: idle, an audio-only source, or before the first frame.
     public func currentFrame() throws(APIError) -> Sample {

@@ -4,6 +4,12 @@ import GLibRuntime
 import GStreamerKit
 import Subtitles
 
+/// A subtitle file read and parsed, before it belongs to a session.
+struct LoadedSubtitle {
+    let fileName: String
+    let document: SubtitleDocument
+}
+
 /// An external subtitle file loaded into a session.
 struct ExternalSubtitle {
     let id: String
@@ -24,6 +30,12 @@ extension Player {
     /// Reads, parses and selects an external subtitle file for the loaded session.
     func addSubtitle(uri: String) throws(APIError) {
         let session = try requireSource()
+        attach(try loadSubtitleFile(uri), to: session)
+        try selectExternalSubtitle(session.externalSubtitles.last?.id)
+    }
+
+    /// Reads and parses a subtitle file; nothing changes in the player.
+    func loadSubtitleFile(_ uri: String) throws(APIError) -> LoadedSubtitle {
         let file = try configuration.resolver.localFile(uri)
         let data: Data
         do {
@@ -37,19 +49,22 @@ extension Player {
         } catch {
             throw APIError(.subtitleError, "cannot read \(file.lastPathComponent): \(error.localizedDescription)")
         }
-        let document: SubtitleDocument
         do {
-            document = try SubtitleDocument.parse(data, format: Self.subtitleFormat(forExtension: file.pathExtension))
+            let document = try SubtitleDocument.parse(data, format: Self.subtitleFormat(forExtension: file.pathExtension))
+            return LoadedSubtitle(fileName: file.lastPathComponent, document: document)
         } catch {
             throw APIError(.subtitleError, "\(file.lastPathComponent) is not a readable SRT, SAMI or WebVTT file: \(error)")
         }
+    }
+
+    /// Adds a parsed file to a session's tracks (not selected).
+    func attach(_ loaded: LoadedSubtitle, to session: PlaybackSession) {
         let id = "external-\(session.externalSubtitles.count + 1)"
-        let languages = Set(document.cues.compactMap(\.language))
+        let languages = Set(loaded.document.cues.compactMap(\.language))
         session.externalSubtitles.append(ExternalSubtitle(
-            id: id, title: file.lastPathComponent, language: languages.count == 1 ? languages.first : nil,
-            format: document.format, schedule: SubtitleSchedule(cues: document.cues)))
-        log.info("subtitle file", ["id": id, "format": document.format.rawValue, "cues": "\(document.cues.count)"])
-        try selectExternalSubtitle(id)
+            id: id, title: loaded.fileName, language: languages.count == 1 ? languages.first : nil,
+            format: loaded.document.format, schedule: SubtitleSchedule(cues: loaded.document.cues)))
+        log.info("subtitle file", ["id": id, "format": loaded.document.format.rawValue, "cues": "\(loaded.document.cues.count)"])
     }
 
     /// The extension decides the format when it names one; otherwise the content does.

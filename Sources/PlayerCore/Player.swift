@@ -130,6 +130,9 @@ public final class Player {
 
     private func open(_ request: OpenRequest) throws(APIError) {
         var resolved = try configuration.resolver.resolve(request)
+        // Read before anything changes: a bad subtitle file refuses the whole open and the
+        // current playback goes on untouched.
+        let subtitle = try request.subtitle.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
         var proxyToken: String?
         if request.needsRequestHeaders {
             guard !resolved.isLocalFile && !resolved.isDemo else {
@@ -163,13 +166,9 @@ public final class Player {
         publish(.source(resolved.info))
         updateLiveTimer()
         updateOutput()
-        if let subtitle = request.subtitle {
-            do throws(APIError) {
-                try addSubtitle(uri: subtitle)
-            } catch {
-                // The source stays loaded: the reply says what was wrong with the file.
-                throw APIError(error.code, "the source is open, but its subtitle was not loaded: \(error.message)")
-            }
+        if let subtitle {
+            attach(subtitle, to: newSession)
+            newSession.selectedExternalSubtitle = newSession.externalSubtitles.last?.id
         }
         if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
@@ -341,6 +340,10 @@ public final class Player {
             }
             if wasSeeking { publishPosition(force: true) }
             updateOutput()
+            if session.frameSettlesAt == nil {
+                let fps = session.videoSize?.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 30
+                session.frameSettlesAt = .now + .milliseconds(max(150, Int(3000 / max(fps, 1))))
+            }
             refreshCue()
         case .buffering(let percent):
             if percent != machine.bufferingPercent { publish(.buffering(BufferingUpdate(percent: percent))) }
