@@ -157,12 +157,11 @@ final class OutputStage {
 
     private func applyFrameSize() {
         guard let parts, let size = frameSize else { return }
-        // Caps text is built from integers here, never from client input.
-        parts.frame.set("caps", capsString: "video/x-raw,width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1")
-        if let rate = size.frameRate {
-            // The stage runs at the main video's rate, so its frames are not repeated or dropped.
-            parts.mainRate.set("caps", capsString: "video/x-raw,framerate=\(rate.numerator)/\(rate.denominator)")
-        }
+        // Caps text is built from integers here, never from client input. The stage runs at
+        // the main video's rate, so its frames are neither repeated nor dropped.
+        let rate = size.frameRate.map { ",framerate=\($0.numerator)/\($0.denominator)" } ?? ""
+        parts.frame.set("caps", capsString: "video/x-raw,width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1" + rate)
+        if !rate.isEmpty { parts.mainRate.set("caps", capsString: "video/x-raw" + rate) }
         applyLayout()
         applySubtitles()
         applyWatermark()

@@ -25,12 +25,7 @@ final class PictureInPicture {
     var onChange: (@GLibActor () -> Void)?
 
     init(source: ResolvedSource, displayURI: String, rect: Rect, muted: Bool, videoSink: Element, audioSink: String) throws(APIError) {
-        guard let playbin = Element(factory: "playbin3", name: "pip") else {
-            throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
-        }
-        guard let audio = SinkSelection.makeSink(audioSink) else {
-            throw APIError(.pipelineError, "cannot create the audio sink \(audioSink)")
-        }
+        let playbin = try SinkSelection.makePlaybin(name: "pip", videoSink: videoSink, audioSink: audioSink)
         self.uri = displayURI
         self.playbin = playbin
         self.videoSink = videoSink
@@ -39,8 +34,6 @@ final class PictureInPicture {
         playbin.set("uri", source.playbackURI)
         // No subtitles, no visualisation: the inset is a picture (and muted audio).
         playbin.set("flags", nick: "video+audio+soft-volume")
-        playbin.set("video-sink", videoSink)
-        playbin.set("audio-sink", audio)
         playbin.set("mute", muted)
         if source.isDemo, let clock = Element(factory: "clockoverlay") {
             clock.set("text", "Marquee PiP")

@@ -46,12 +46,7 @@ final class PlaybackSession {
     init(id: Int, source: ResolvedSource, videoSink: Element, audioSink: String, settings: PlayerSettings,
          onBusEvent: @escaping @GLibActor (BusEvent) -> Void,
          onSubtitleText: @escaping @GLibActor (TextSinkTap.TextBuffer) -> Void) throws(APIError) {
-        guard let playbin = Element(factory: "playbin3", name: "player") else {
-            throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
-        }
-        guard let audioSink = SinkSelection.makeSink(audioSink) else {
-            throw APIError(.pipelineError, "cannot create the audio sink \(audioSink)")
-        }
+        let playbin = try SinkSelection.makePlaybin(name: "player", videoSink: videoSink, audioSink: audioSink)
         self.id = id
         self.source = source
         self.playbin = playbin
@@ -71,8 +66,6 @@ final class PlaybackSession {
         } else {
             playbin.set("flags", nick: "video+audio+soft-volume+deinterlace+soft-colorbalance")
         }
-        playbin.set("video-sink", videoSink)
-        playbin.set("audio-sink", audioSink)
         // scaletempo keeps the pitch when the rate changes.
         if let scaletempo = Element(factory: "scaletempo") { playbin.set("audio-filter", scaletempo) }
         if source.isDemo, let clock = Element(factory: "clockoverlay") {

@@ -1,3 +1,4 @@
+import ControlAPI
 import Foundation
 import GStreamerKit
 
@@ -51,5 +52,19 @@ public struct SinkSelection: Sendable, Equatable {
         // PAUSED never complete as an audio sink: keep it on the clock.
         if name == "fakesink" { sink.set("sync", true) }
         return sink
+    }
+
+    /// A playbin3 with its video sink (from the output stage) and a new audio sink of the
+    /// configured factory: how every source's pipeline starts.
+    static func makePlaybin(name: String, videoSink: Element, audioSink: String) throws(APIError) -> Element {
+        guard let playbin = Element(factory: "playbin3", name: name) else {
+            throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
+        }
+        guard let audio = makeSink(audioSink) else {
+            throw APIError(.pipelineError, "cannot create the audio sink \(audioSink)")
+        }
+        playbin.set("video-sink", videoSink)
+        playbin.set("audio-sink", audio)
+        return playbin
     }
 }
