@@ -25,7 +25,7 @@ final class PictureInPicture {
     var onChange: (@GLibActor () -> Void)?
 
     init(source: ResolvedSource, displayURI: String, rect: Rect, muted: Bool, videoSink: Element, audioSink: String) throws(APIError) {
-        let playbin = try SinkSelection.makePlaybin(name: "pip", videoSink: videoSink, audioSink: audioSink)
+        let playbin = try SinkSelection.makePlaybin(name: "pip", videoSink: videoSink, audioSink: audioSink).playbin
         self.uri = displayURI
         self.playbin = playbin
         self.videoSink = videoSink

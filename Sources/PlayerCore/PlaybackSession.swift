@@ -14,6 +14,7 @@ final class PlaybackSession {
     let playbin: Element
     /// The intervideosink that hands frames to the output stage.
     let videoSink: Element
+    let audioSink: Element
     private var watch: BusWatch?
 
     /// The latest stream collection, and the stream ids playbin3 says are selected.
@@ -46,10 +47,9 @@ final class PlaybackSession {
     init(id: Int, source: ResolvedSource, videoSink: Element, audioSink: String, settings: PlayerSettings,
          onBusEvent: @escaping @GLibActor (BusEvent) -> Void,
          onSubtitleText: @escaping @GLibActor (TextSinkTap.TextBuffer) -> Void) throws(APIError) {
-        let playbin = try SinkSelection.makePlaybin(name: "player", videoSink: videoSink, audioSink: audioSink)
+        (playbin, self.audioSink) = try SinkSelection.makePlaybin(name: "player", videoSink: videoSink, audioSink: audioSink)
         self.id = id
         self.source = source
-        self.playbin = playbin
         self.videoSink = videoSink
         playbin.set("uri", source.playbackURI)
         // Subtitle text goes to a tap, never to playbin3's own overlay: that textoverlay inside
@@ -84,6 +84,12 @@ final class PlaybackSession {
     }
 
     static let hlsDemuxer = "hlsdemux2"
+
+    /// The playback position (stream time, seconds). Asked of the video and audio sinks, not
+    /// of playbin3: there the query also reaches the subtitle tap, which right after a flush
+    /// passes it upstream, where GStreamer 1.22's subparse answers with a CRITICAL
+    /// (gst_segment_to_stream_time on a segment not yet in TIME).
+    var position: Double? { videoSink.queryPosition() ?? audioSink.queryPosition() }
 
     /// The main video's size once it negotiated; nil for audio-only sources.
     var videoSize: VideoSize? { videoSink.staticPad("sink")?.videoSize }

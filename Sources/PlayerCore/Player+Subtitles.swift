@@ -103,7 +103,7 @@ extension Player {
     func refreshCue() {
         cueTimer?.cancel()
         cueTimer = nil
-        guard let session, let position = session.playbin.queryPosition() else {
+        guard let session, let position = session.position else {
             showCue(nil)
             return
         }
@@ -133,7 +133,7 @@ extension Player {
     /// Embedded subtitle text, as playbin3's text sink receives it at its time.
     func showEmbeddedCue(_ buffer: TextSinkTap.TextBuffer, fromSession sessionID: Int) {
         guard let session, session.id == sessionID, session.selectedExternalSubtitle == nil else { return }
-        let position = session.playbin.queryPosition() ?? 0
+        let position = session.position ?? 0
         let start = buffer.start ?? position
         // A cue without a duration stays up to 5 s (or until the next one replaces it).
         let cue = Subtitles.Cue(start: start, end: start + (buffer.duration ?? 5),

@@ -84,7 +84,7 @@ extension Player {
     private func keepInsideRing(_ session: PlaybackSession) {
         guard machine.prerolled, machine.seekInFlight == nil, session.timeshift?.ring.isSliding == true,
               let range = timeshiftSeekable(session),
-              let position = session.playbin.queryPosition().map({ $0 + timelineOffset }), position < range.start else { return }
+              let position = session.position.map({ $0 + timelineOffset }), position < range.start else { return }
         log.info("timeshift window passed the playhead", ["position": "\(position)", "start": "\(range.start)"])
         seekPipeline(to: min(range.start + 0.5, range.end) - timelineOffset)
     }
@@ -115,7 +115,7 @@ extension Player {
         guard liveTimer == nil else { return }
         liveTimer = LoopTimer(milliseconds: 1000) { [weak self] in
             guard let self, let session = self.session, self.machine.prerolled,
-                  let position = session.playbin.queryPosition().map({ $0 + self.timelineOffset }),
+                  let position = session.position.map({ $0 + self.timelineOffset }),
                   let live = self.liveWindow(session, position: position).1 else { return }
             self.publish(.live(live))
         }

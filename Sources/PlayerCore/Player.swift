@@ -209,7 +209,7 @@ public final class Player {
         let offset = timelineOffset
         var target = request.position ?? 0
         if let relative = request.offset {
-            let base = (machine.pendingSeekTarget ?? session.playbin.queryPosition() ?? 0) + offset
+            let base = (machine.pendingSeekTarget ?? session.position ?? 0) + offset
             target = base + relative
         }
         target = max(0, target)
@@ -232,7 +232,7 @@ public final class Player {
 
     /// A flushing accurate seek to where playback is: drops what is buffered downstream.
     func flushAtCurrentPosition() {
-        guard machine.prerolled, let position = machine.pendingSeekTarget ?? session?.playbin.queryPosition() else { return }
+        guard machine.prerolled, let position = machine.pendingSeekTarget ?? session?.position else { return }
         run(machine.handle(.seek(.init(position: position, exact: true))))
     }
 
@@ -255,7 +255,7 @@ public final class Player {
         session?.apply(settings)
         output.subtitles.style = settings.subtitleStyle
         if settings.rate != oldRate {
-            run(machine.handle(.rateChanged(rate: settings.rate, position: machine.pendingSeekTarget ?? session?.playbin.queryPosition())))
+            run(machine.handle(.rateChanged(rate: settings.rate, position: machine.pendingSeekTarget ?? session?.position)))
             refreshCue()
         }
         publish(.settings(settings.update))
@@ -457,7 +457,7 @@ public final class Player {
     }
 
     private func publishPosition(force: Bool) {
-        guard let session, let pipelinePosition = session.playbin.queryPosition() else { return }
+        guard let session, let pipelinePosition = session.position else { return }
         let position = pipelinePosition + timelineOffset
         if !force, let last = lastPublishedPosition, abs(last - position) < 0.01 { return }
         lastPublishedPosition = position
@@ -483,7 +483,7 @@ public final class Player {
         s.cue = currentCue
         if let session {
             let offset = timelineOffset
-            s.position = (machine.prerolled ? session.playbin.queryPosition() : machine.pendingSeekTarget).map { $0 + offset }
+            s.position = (machine.prerolled ? session.position : machine.pendingSeekTarget).map { $0 + offset }
             s.duration = session.duration
             (s.seekable, s.live) = liveWindow(session, position: s.position)
             s.tracks = tracks()

@@ -56,7 +56,7 @@ public struct SinkSelection: Sendable, Equatable {
 
     /// A playbin3 with its video sink (from the output stage) and a new audio sink of the
     /// configured factory: how every source's pipeline starts.
-    static func makePlaybin(name: String, videoSink: Element, audioSink: String) throws(APIError) -> Element {
+    static func makePlaybin(name: String, videoSink: Element, audioSink: String) throws(APIError) -> (playbin: Element, audioSink: Element) {
         guard let playbin = Element(factory: "playbin3", name: name) else {
             throw APIError(.pipelineError, "the playbin3 element is missing (install gstreamer1.0-plugins-base)")
         }
@@ -65,6 +65,6 @@ public struct SinkSelection: Sendable, Equatable {
         }
         playbin.set("video-sink", videoSink)
         playbin.set("audio-sink", audio)
-        return playbin
+        return (playbin, audio)
     }
 }
