@@ -15,6 +15,7 @@ RUN scripts/setup.sh --runtime
 COPY --from=build /src/.build/release/marquee /usr/local/bin/marquee
 # The pipeline templates are read at run time (see pipelines/README.md).
 COPY pipelines /usr/local/share/marquee/pipelines
+COPY web /usr/local/share/marquee/web
 EXPOSE 8080
 # Inside a container the port is reached from outside the container's loopback, so the
 # daemon listens on all interfaces and therefore requires MARQUEE_TOKEN.

@@ -47,6 +47,8 @@ extension ControlServer {
 
     func handle(_ msg: SoupMessage, query: OpaquePointer?) {
         switch Routes.match(method: msg.method, path: msg.path) {
+        case .notFound where StaticFiles.mayServe(msg.path):
+            serveStaticFile(msg)
         case .notFound:
             reply(msg, route: "unmatched", error: APIError(.routeNotFound, "no route \(msg.path)"))
         case .methodNotAllowed(let allowed):
@@ -134,7 +136,8 @@ extension ControlServer {
     func authorize(_ msg: SoupMessage, query: OpaquePointer?) -> APIError? {
         guard let token = configuration.token, !token.isEmpty else { return nil }
         let path = msg.path
-        if path == "/healthz" || path == "/openapi.json" { return nil }
+        // The dashboard's files hold no secrets: the page asks for the token itself.
+        if path == "/healthz" || path == "/openapi.json" || StaticFiles.mayServe(path) { return nil }
         if let header = msg.requestHeader("Authorization"), header.hasPrefix("Bearer "),
            constantTimeEquals(String(header.dropFirst(7)), token) {
             return nil
@@ -143,6 +146,26 @@ extension ControlServer {
             return nil
         }
         return APIError(.unauthorized, "a valid token is required (Authorization: Bearer TOKEN)")
+    }
+}
+
+extension ControlServer {
+    /// A file of the dashboard (GET and HEAD only).
+    func serveStaticFile(_ msg: SoupMessage) {
+        guard msg.method == "GET" || msg.method == "HEAD" else {
+            reply(msg, route: "static", error: APIError(.methodNotAllowed, "\(msg.method) is not allowed on \(msg.path); use GET"),
+                  headers: ["Allow": "GET, HEAD"])
+            return
+        }
+        switch configuration.staticFiles.file(at: msg.path) {
+        case .success(let file):
+            metrics.countRequest(route: "static", status: 200)
+            msg.respond(status: 200, contentType: file.contentType, body: file.body, headers: file.headers)
+        case .failure(.noDashboard):
+            reply(msg, route: "static", error: APIError(.notFound, "the dashboard files (web/) were not found; set MARQUEE_WEB to the web folder"))
+        case .failure(.notFound):
+            reply(msg, route: "static", error: APIError(.notFound, "no file \(msg.path)"))
+        }
     }
 }
 

@@ -13,9 +13,12 @@ public final class ControlServer {
     public struct Configuration: Sendable {
         public var listen: ListenAddress
         public var token: String?
-        public init(listen: ListenAddress, token: String? = nil) {
+        /// The dashboard and its vendored libraries, served at `/`.
+        public var staticFiles: StaticFiles
+        public init(listen: ListenAddress, token: String? = nil, staticFiles: StaticFiles = StaticFiles(web: nil)) {
             self.listen = listen
             self.token = token
+            self.staticFiles = staticFiles
         }
     }
 

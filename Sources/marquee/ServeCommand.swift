@@ -47,7 +47,9 @@ enum ServeCommand {
         let started: Bool = GLibActor.assumeIsolated {
             let player = Player(configuration: .init(sinks: sinks, resolver: SourceResolver(mediaRoots: args.values("media-root")),
                                                      timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow))
-            let server = ControlServer(player: player, configuration: .init(listen: listen, token: token))
+            let web = InstalledFolders.find("web", environment: "MARQUEE_WEB", probe: "index.html")
+            if web == nil { Logger(category: "main").warning("dashboard files (web/) not found; set MARQUEE_WEB") }
+            let server = ControlServer(player: player, configuration: .init(listen: listen, token: token, staticFiles: StaticFiles(web: web)))
             let url: String
             do {
                 url = try server.start()
