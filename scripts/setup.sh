@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Marquee needs on Debian 12, skipping what is present. Used by the README's two
 # commands, .ci/run and the Dockerfile, so they cannot drift apart.
-#   scripts/setup.sh            build, run and test (the default)
+#   scripts/setup.sh            build, run and test, the browser test too (the default)
 #   scripts/setup.sh --runtime  only what the built daemon needs to run (the Docker image)
 #   scripts/setup.sh --bench    also the peers the benchmarks compare against (mpv, gst-play)
 set -euo pipefail
@@ -9,18 +9,21 @@ set -euo pipefail
 runtime=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-x
-  libsoup-3.0-0 libsqlite3-0
+  libsoup-3.0-0 libsqlite3-0 libjs-katex
 )
 build=(
   pkg-config gstreamer1.0-tools
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libsoup-3.0-dev libsqlite3-dev
   openssl
 )
+# The dashboard's browser test (Tests/Browser): Debian's Chromium and its WebDriver (nothing is
+# downloaded at test time), and python3-venv for the test's selenium virtualenv.
+browser=(chromium chromium-driver python3-venv)
 packages=("${runtime[@]}")
 case "${1:-}" in
   --runtime) ;;
   --bench) packages+=("${build[@]}" mpv gstreamer1.0-plugins-base-apps procps) ;;
-  "") packages+=("${build[@]}") ;;
+  "") packages+=("${build[@]}" "${browser[@]}") ;;
   *) echo "usage: scripts/setup.sh [--runtime|--bench]" >&2; exit 64 ;;
 esac
 

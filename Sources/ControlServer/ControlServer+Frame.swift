@@ -30,8 +30,15 @@ extension ControlServer {
         snapshotsInProgress += 1
         let pending = HeldReply(msg)
         let scaledWidth = width
-        // Right after an open the stage still shows its empty background for a few frames.
-        runAfter(milliseconds: player.frameSettleMilliseconds) { [weak self] in
+        // While a source opens, and for the few frames after, the stage does not show it yet:
+        // wait (up to 3 s) rather than answer no_video or the empty background.
+        let deadline = ContinuousClock.now + .seconds(3)
+        func settled(_ then: @escaping @GLibActor () -> Void) {
+            let wait = player.frameSettleMilliseconds
+            guard wait > 0, ContinuousClock.now < deadline else { return then() }
+            runAfter(milliseconds: min(wait, 100)) { settled(then) }
+        }
+        settled { [weak self] in
             guard let self else { return }
             let frame: Sample
             do throws(APIError) {

@@ -133,10 +133,12 @@ extension Player {
     }
 
     /// Milliseconds until the composed frame shows the main source's first frame (0: it
-    /// does, or there is nothing to wait for). A snapshot asked for just after an open waits
-    /// this long rather than return the stage's empty background.
+    /// does, or there is nothing to wait for). A snapshot asked for while a source opens, or
+    /// just after, waits rather than answer `no_video` or the stage's empty background.
     public var frameSettleMilliseconds: UInt32 {
-        guard let settles = session?.frameSettlesAt else { return 0 }
+        guard let session else { return 0 }
+        if machine.state == .opening { return 50 }  // not known yet: look again soon
+        guard let settles = session.frameSettlesAt else { return 0 }
         let left = ContinuousClock.now.duration(to: settles).components
         let milliseconds = Double(left.seconds) * 1000 + Double(left.attoseconds) / 1e15
         return milliseconds > 0 ? UInt32(milliseconds.rounded(.up)) : 0

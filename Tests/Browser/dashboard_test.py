@@ -1,0 +1,506 @@
+#!/usr/bin/env python3
+"""The dashboard in a real headless Chromium against a real `marquee serve`.
+
+    python3 Tests/Browser/dashboard_test.py --marquee .build/debug/marquee
+
+Runs itself in .build/browser-venv (made on first use from requirements.txt) with Debian's
+chromium and chromedriver; nothing is downloaded but the pinned PyPI packages. Media is made
+with gst-launch-1.0. Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
+Ends with `dashboard: N passed, M failed` and exits non-zero on any failure.
+MARQUEE_SKIP_BROWSER=1 skips it, saying so.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import support  # noqa: E402
+
+CHECKS = 10
+STATES = {"idle", "opening", "buffering", "paused", "playing", "ended", "error"}
+WAIT = 20  # the longest any single wait may take, in seconds
+By = Keys = None  # selenium's, imported by start_browser once the venv is in place
+
+
+def main():
+    if os.environ.get("MARQUEE_SKIP_BROWSER") == "1":
+        print("dashboard: SKIPPED: the browser test did not run because MARQUEE_SKIP_BROWSER=1 is set")
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--marquee", default=os.path.join(support.ROOT, ".build", "debug", "marquee"),
+                        help="the marquee binary (default: .build/debug/marquee)")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    parser.add_argument("--chromedriver", default=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    parser.add_argument("--artifacts", default=os.path.join(support.ROOT, ".build", "browser-artifacts"))
+    args = parser.parse_args()
+    args.marquee = os.path.abspath(args.marquee)
+    for what, path in (("marquee", args.marquee), ("chromium", args.chromium),
+                       ("chromedriver", args.chromedriver)):
+        if not os.access(path, os.X_OK):
+            hint = " (Debian: chromium, chromium-driver; scripts/setup.sh installs them)" if what != "marquee" else " (swift build)"
+            print(f"dashboard: {what} not found at {path}{hint}")
+            print(f"dashboard: 0 passed, {CHECKS} failed")
+            return 1
+
+    support.ensure_venv()
+    # Selenium Manager must never reach for the network: the driver and browser are given.
+    os.environ["SE_OFFLINE"] = "true"
+    os.environ["SE_AVOID_STATS"] = "true"
+    return DashboardTest(args).run()
+
+
+def describe(error):
+    """A failure in one line or a few: an assertion's own message; for WebDriver errors their
+    message without chromedriver's native stack trace."""
+    if isinstance(error, AssertionError):
+        return str(error)
+    message = getattr(error, "msg", None) or str(error)
+    return f"{type(error).__name__}: {message}".strip()
+
+
+class DashboardTest:
+    def __init__(self, args):
+        self.args = args
+        self.results = []  # (number, name, error or None)
+        self.console = []  # browser log entries, in order
+        self.daemons = []  # every daemon started, to stop them all
+        self.driver = None
+        self.service = None
+        self.token_port = None
+        self.reconnect_port = None
+        self.down_window = (0, 0)  # wall-clock ms while the reconnect test's port had no daemon
+        self.token_window = (0, 0)  # wall-clock ms from the token daemon's start to the token typed
+        self.stops = []  # (port, wall-clock ms) of each stop the test makes on purpose
+        self.marks = []  # (wall-clock ms, what the test did), for timeline.log
+
+    # MARK: running
+
+    def run(self):
+        started = time.monotonic()
+        shutil.rmtree(self.args.artifacts, ignore_errors=True)
+        os.makedirs(self.args.artifacts)
+        self.work = tempfile.mkdtemp(prefix="marquee-browser-")
+        try:
+            try:
+                self.clip, self.srt = support.make_media(self.work)
+                self.daemon = self.start_daemon("daemon-1")
+                self.start_browser()
+            except Exception as error:  # nothing can run: every check fails
+                traceback.print_exc()
+                print(f"dashboard: set-up failed: {error}")
+                for n in range(1, CHECKS + 1):
+                    self.results.append((n, "set-up", str(error)))
+            else:
+                self.run_checks()
+        finally:
+            self.save_logs()
+            self.tear_down()
+        passed = sum(1 for r in self.results if r[2] is None)
+        failed = len(self.results) - passed
+        artifacts = os.path.abspath(self.args.artifacts)
+        if artifacts.startswith(support.ROOT + os.sep):
+            artifacts = os.path.relpath(artifacts, support.ROOT)
+        print(f"dashboard: artifacts in {artifacts}; {time.monotonic() - started:.0f} s")
+        print(f"dashboard: {passed} passed, {failed} failed")
+        return 0 if failed == 0 and passed == CHECKS else 1
+
+    def run_checks(self):
+        checks = [
+            self.check_page_loads,
+            self.check_follows_to_playing,
+            self.check_position_ticks,
+            self.check_pause_and_play_buttons,
+            self.check_math_cue,
+            self.check_preview,
+            self.check_open_from_page,
+            self.check_reconnect,
+            self.check_token,
+            self.check_console,
+        ]
+        for number, check in enumerate(checks, 1):
+            name = check.__doc__.strip().splitlines()[0]
+            began = time.monotonic()
+            self.mark(f"check {number}: {name}")
+            error = None
+            try:
+                check()
+            except Exception as exc:  # a check's failure, with what it saw
+                error = describe(exc)
+                self.screenshot(f"failed-{number}.png")
+            finally:
+                self.drain_console()
+            self.results.append((number, name, error))
+            took = time.monotonic() - began
+            if error is None:
+                print(f"ok   {number:2d} {name} ({took:.1f} s)", flush=True)
+            else:
+                print(f"FAIL {number:2d} {name} ({took:.1f} s)\n       {error}", flush=True)
+
+    # MARK: the checks
+
+    def check_page_loads(self):
+        """The page loads from a daemon on port 0 and shows idle and connected"""
+        self.navigate(self.daemon.url + "/")
+        self.wait_field("connection", "connected")
+        self.wait_field("state", "idle")
+
+    def check_follows_to_playing(self):
+        """The page follows the daemon from idle to playing (opened through the API)"""
+        self.wait_field("state", "idle")
+        self.open_clip()
+        self.wait_field("state", "playing")
+
+    def check_position_ticks(self):
+        """The position ticks while playing, and the duration is the clip's"""
+        self.ensure_playing()
+        # The state event can come a moment before the first position event.
+        first = self.wait_for("a numeric data-seconds on [data-field=position]",
+                              lambda: self.seconds("position"), timeout=5,
+                              describe=lambda: f"it is {self.attribute('position', 'data-seconds')!r}")
+        time.sleep(1.5)
+        second = self.seconds("position")
+        assert second is not None, \
+            f"position lost its numeric data-seconds while playing: {self.attribute('position', 'data-seconds')!r}"
+        assert second - first >= 0.5, \
+            f"position data-seconds went from {first} to {second} in 1.5 s of playing"
+        duration = self.seconds("duration")
+        assert duration is not None and abs(duration - 20) < 1, \
+            f"duration data-seconds is {duration!r}, the clip lasts 20 s"
+
+    def check_pause_and_play_buttons(self):
+        """The pause and play buttons change the daemon's state"""
+        self.ensure_playing()
+        self.click_action("pause")
+        self.daemon.wait_state("paused")
+        self.wait_field("state", "paused")
+        self.click_action("play")
+        self.daemon.wait_state("playing")
+        self.wait_field("state", "playing")
+
+    def check_math_cue(self):
+        """A subtitle cue with $$...$$ math is rendered by KaTeX"""
+        self.open_clip(subtitle=self.srt)
+        self.wait_for("a .katex element in [data-field=cue]",
+                      lambda: self.js("return document.querySelectorAll('[data-field=cue] .katex').length"),
+                      describe=lambda: "cue HTML: " + repr(self.js(
+                          "const c = document.querySelector('[data-field=cue]');"
+                          "return c ? c.innerHTML.slice(0, 300) : '(no [data-field=cue])'")))
+        self.sized_screenshot("dashboard-playing.png", 1280, 800)
+
+    def check_preview(self):
+        """The preview image shows the snapshot while playing"""
+        self.ensure_playing()
+        script = ("const i = document.querySelector('img[data-field=preview]');"
+                  "return i ? {w: i.naturalWidth, complete: i.complete, src: i.currentSrc} : null")
+        self.wait_for("img[data-field=preview] with naturalWidth > 0",
+                      lambda: (self.js(script) or {}).get("w", 0) > 0,
+                      describe=lambda: f"image: {self.js(script)}")
+        self.sized_screenshot("dashboard-phone.png", 390, 844, mobile=True)
+
+    def check_open_from_page(self):
+        """The open form plays a file"""
+        self.stops.append((self.daemon.port, time.time() * 1000))
+        self.mark(f"API stop ({self.daemon.name})")
+        self.daemon.stop_player()
+        self.wait_field("state", "idle")
+        button = self.find_action("open")
+        form = self.driver.execute_script("return arguments[0].form", button)
+        assert form is not None, "[data-action=open] is not inside a form"
+        uri = form.find_element(By.CSS_SELECTOR, "[name=uri]")
+        uri.clear()
+        uri.send_keys(self.clip)
+        for name in ("subtitle", "start"):  # left empty: the page must not send them empty
+            field = form.find_elements(By.CSS_SELECTOR, f"[name={name}]")
+            assert field, f"the open form has no [name={name}] input"
+            field[0].clear()
+        self.click_action("open")
+        snapshot = self.daemon.wait_state("playing", timeout=WAIT)
+        source = (snapshot.get("source") or {}).get("uri", "")
+        assert source.endswith(self.clip), f"the daemon plays {source!r}, not {self.clip}"
+        self.wait_field("state", "playing")
+
+    def check_reconnect(self):
+        """The page shows the daemon going away and reconnects to a new one on the same port"""
+        self.wait_field("connection", "connected")
+        old = self.daemon
+        self.reconnect_port = old.port
+        down = time.time() * 1000
+        self.down_window = (down, float("inf"))
+        self.stops.append((old.port, down))
+        self.mark(f"SIGTERM {old.name} (pid {old.pid})")
+        status = old.stop()
+        self.mark(f"{old.name} exited with {status}")
+        assert status == 0, f"the daemon exited with {status} on SIGTERM"
+        self.wait_field("connection", "disconnected")
+        self.daemon = self.start_daemon("daemon-2", listen=f"127.0.0.1:{old.port}")
+        self.down_window = (down, time.time() * 1000)
+        self.wait_field("connection", "connected")
+        self.wait_field("state", "idle")  # the new daemon's state, not the old one's
+
+    def check_token(self):
+        """With --token the page asks for the token, then shows the state (also from #token=)"""
+        token = "browser-test-token"
+        daemon = self.start_daemon("daemon-token", token=token)
+        self.token_port = daemon.port
+        self.token_window = (time.time() * 1000, float("inf"))
+        self.navigate(daemon.url + "/")
+        field = self.wait_for("a visible token input (input[name=token] or input[type=password])",
+                              self.token_input)
+        self.mark("type the token, Enter")
+        field.send_keys(token + Keys.ENTER)
+        self.token_window = (self.token_window[0], time.time() * 1000)
+        self.wait_field("connection", "connected")
+        self.wait_for("a known state in [data-field=state]", lambda: self.text("state") in STATES,
+                      describe=lambda: f"state text {self.text('state')!r}")
+        stored = self.js("return Object.keys(sessionStorage).map(k => sessionStorage.getItem(k))")
+        assert any(token in (value or "") for value in stored), \
+            f"the token is not in sessionStorage (values: {stored})"
+        # A fresh tab state, then the token in the URL's fragment: no question asked.
+        self.js("sessionStorage.clear()")
+        self.navigate("about:blank")
+        self.navigate(daemon.url + "/#token=" + token)
+        self.wait_field("connection", "connected")
+        assert self.text("state") in STATES, f"state text {self.text('state')!r} with #token="
+        assert self.token_input() is None, "the page asked for the token although #token= gave it"
+
+    def check_console(self):
+        """No errors in the browser console"""
+        unexpected = [e for e in self.console if e.get("level") == "SEVERE" and not self.expected(e)]
+        assert not unexpected, f"{len(unexpected)} SEVERE console entries:\n" + "\n".join(
+            f"         [{e.get('source', '?')}] {e.get('message')}\n           {self.context(e)}"
+            for e in unexpected)
+
+    def context(self, entry):
+        """When a console entry came, after what the test did."""
+        at = entry.get("timestamp", 0)
+        before = [m for m in self.marks if m[0] <= at]
+        if not before:
+            return "(before anything the test did)"
+        when, label = before[-1]
+        return f"{(at - when) / 1000:.2f} s after: {label}"
+
+    def expected(self, entry):
+        """The console errors a browser logs for what the test does on purpose, matched by
+        port, time and exact error, nothing broader:
+        - the reconnect port while no daemon listens there (from the SIGTERM until half a
+          second after the new daemon listens): connection errors;
+        - the token daemon until a second after the token is typed: 401s;
+        - a preview poll on its way when the test stopped the player: 503 (no_video), within
+          300 ms of the stop (the page cannot know before the state event arrives)."""
+        message = entry.get("message", "")
+        at = entry.get("timestamp", 0)
+
+        def within(window):
+            return window[0] - 50 <= at <= window[1]
+
+        for port, stopped in self.stops:
+            if f"http://127.0.0.1:{port}/v1/snapshot.jpg" in message and "status of 503" in message \
+                    and within((stopped, stopped + 300)):
+                return True
+        if self.reconnect_port and within((self.down_window[0], self.down_window[1] + 500)):
+            host = f"127.0.0.1:{self.reconnect_port}/"
+            down = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET",
+                    "net::ERR_EMPTY_RESPONSE", "net::ERR_CONNECTION_CLOSED",
+                    "net::ERR_SOCKET_NOT_CONNECTED", "net::ERR_CONNECTION_ABORTED")
+            if host in message and any(d in message for d in down):
+                return True
+            if f"WebSocket connection to 'ws://{host}v1/events" in message and "failed" in message:
+                return True
+        if self.token_port and within((self.token_window[0], self.token_window[1] + 1000)):
+            host = f"127.0.0.1:{self.token_port}/"
+            if host in message and ("status of 401" in message or "response code: 401" in message):
+                return True
+        return False
+
+    # MARK: page helpers
+
+    def start_browser(self):
+        global By, Keys
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = self.args.chromium
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,800", f"--user-data-dir={os.path.join(self.work, 'profile')}",
+                     "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--disable-default-apps", "--password-store=basic"):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.service = Service(executable_path=self.args.chromedriver,
+                               log_output=os.path.join(self.work, "chromedriver.log"))
+        self.driver = webdriver.Chrome(service=self.service, options=options)
+        self.driver.set_page_load_timeout(WAIT)
+        self.driver.set_script_timeout(10)
+
+    def start_daemon(self, name, listen="127.0.0.1:0", token=None):
+        # The same port can take a moment to be free again after the old daemon exits.
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                daemon = support.Daemon(self.args.marquee, self.work, name, listen=listen, token=token)
+                break
+            except RuntimeError:
+                if listen.endswith(":0") or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        self.daemons.append(daemon)
+        self.mark(f"{name} listening on {daemon.url} (pid {daemon.pid})")
+        return daemon
+
+    def mark(self, label):
+        """Notes what the test did when, for timeline.log and to place console errors."""
+        self.marks.append((time.time() * 1000, label))
+
+    def navigate(self, url):
+        self.mark(f"load {url}")
+        self.driver.get(url)
+
+    def open_clip(self, subtitle=None):
+        self.mark(f"API open clip.mp4{' with math.srt' if subtitle else ''} ({self.daemon.name})")
+        self.daemon.open(self.clip, subtitle=subtitle)
+        self.mark("the open answered: playing")
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def text(self, field):
+        return self.js("const e = document.querySelector(`[data-field=\"${arguments[0]}\"]`);"
+                       "return e ? e.textContent.trim() : null", field)
+
+    def attribute(self, field, name):
+        return self.js("const e = document.querySelector(`[data-field=\"${arguments[0]}\"]`);"
+                       "return e ? e.getAttribute(arguments[1]) : '(no such field)'", field, name)
+
+    def seconds(self, field):
+        """The field's data-seconds as a number, or None. (0.0 is a number: `wait_for` on it
+        needs a truthy value, so the position check waits for a started clock.)"""
+        try:
+            return float(self.attribute(field, "data-seconds"))
+        except (TypeError, ValueError):
+            return None
+
+    def wait_for(self, what, condition, timeout=WAIT, describe=None):
+        """Polls `condition` (WebDriverWait) until truthy; returns its value. On timeout the
+        failure says what was awaited and what was last seen."""
+        from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+        from selenium.webdriver.support.ui import WebDriverWait
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.1,
+                                 ignored_exceptions=(StaleElementReferenceException,)
+                                 ).until(lambda _: condition())
+        except TimeoutException:
+            seen = ""
+            try:
+                seen = "; " + describe() if describe else ""
+            except Exception as error:
+                seen = f"; (could not read the page: {error})"
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}{seen}") from None
+
+    def wait_field(self, field, value, timeout=WAIT):
+        self.wait_for(f"[data-field={field}] to read {value!r}", lambda: self.text(field) == value,
+                      timeout, describe=lambda: f"it reads {self.text(field)!r}")
+
+    def find_action(self, action):
+        return self.wait_for(f"a displayed, enabled [data-action={action}]",
+                             lambda: next((e for e in self.driver.find_elements(
+                                 By.CSS_SELECTOR, f"[data-action=\"{action}\"]")
+                                 if e.is_displayed() and e.is_enabled()), False))
+
+    def click_action(self, action):
+        element = self.find_action(action)
+        self.mark(f"click [data-action={action}]")
+        element.click()
+
+    def token_input(self):
+        for selector in ("input[name=token]", "input[type=password]"):
+            for element in self.driver.find_elements(By.CSS_SELECTOR, selector):
+                if element.is_displayed():
+                    return element
+        return None
+
+    def ensure_playing(self):
+        if self.daemon.snapshot().get("state") != "playing":
+            self.open_clip()
+        self.wait_field("state", "playing")
+
+    def screenshot(self, name):
+        try:
+            if self.driver:
+                self.driver.save_screenshot(os.path.join(self.args.artifacts, name))
+        except Exception as error:
+            print(f"dashboard: could not save {name}: {error}")
+
+    def sized_screenshot(self, name, width, height, mobile=False):
+        """A screenshot of the top of the page at a given viewport, then back to the window's."""
+        try:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": height, "deviceScaleFactor": 2 if mobile else 1,
+                "mobile": mobile})
+            self.js("window.scrollTo(0, 0)")
+            time.sleep(0.5)  # a layout pass and a fresh preview frame
+            self.screenshot(name)
+            wide = self.js("return document.documentElement.scrollWidth")
+            if wide and wide > width:
+                print(f"dashboard: note: at {width} px wide the page is {wide} px wide (scrolls sideways)")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def drain_console(self):
+        try:
+            if self.driver:
+                self.console += self.driver.get_log("browser")
+        except Exception as error:
+            print(f"dashboard: could not read the browser console: {error}")
+
+    # MARK: clean-up
+
+    def save_logs(self):
+        self.drain_console()
+        os.makedirs(self.args.artifacts, exist_ok=True)
+        with open(os.path.join(self.args.artifacts, "browser-console.log"), "w") as f:
+            for entry in self.console:
+                f.write(json.dumps(entry) + "\n")
+        # What the test did and what the console said, in one timeline.
+        lines = [(at, f"test     {label}") for at, label in self.marks]
+        lines += [(e.get("timestamp", 0), f"console  {e.get('level')} [{e.get('source')}] {e.get('message')}")
+                  for e in self.console]
+        if lines:
+            start = min(at for at, _ in lines)
+            with open(os.path.join(self.args.artifacts, "timeline.log"), "w") as f:
+                for at, text in sorted(lines, key=lambda line: line[0]):
+                    f.write(f"{(at - start) / 1000:8.3f}  {text}\n")
+        if any(r[2] for r in self.results):
+            for daemon in self.daemons:
+                shutil.copy(daemon.log_path, self.args.artifacts)
+            driver_log = os.path.join(self.work, "chromedriver.log")
+            if os.path.exists(driver_log):
+                shutil.copy(driver_log, self.args.artifacts)
+
+    def tear_down(self):
+        if self.driver:
+            try:
+                self.driver.quit()
+            except Exception as error:
+                print(f"dashboard: driver.quit failed: {error}")
+        # quit() stops chromedriver; if it could not, stop it by its pid.
+        process = getattr(self.service, "process", None)
+        if process and process.poll() is None:
+            process.kill()
+            process.wait()
+        for daemon in self.daemons:
+            daemon.stop()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
