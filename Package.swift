@@ -15,7 +15,9 @@ let package = Package(
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
                        providers: [.apt(["libsoup-3.0-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "Logging"),
+        .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "GLibRuntime", dependencies: ["CGStreamer"]),
         .target(name: "GStreamerKit", dependencies: ["CGStreamer", "GLibRuntime"]),
         .target(name: "ControlAPI"),
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MarqueeClient", "ControlAPI", "TestMedia"]),
     ]
 )

@@ -86,6 +86,10 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     public var subtitle: String?
     public var contentId: String?
     public var userId: String?
+    /// Where the viewer found the content (a page URL), reported in analytics.
+    public var originalUrl: String?
+    /// Seconds of this content already watched in earlier sessions; carried on.
+    public var watched: Double?
     /// A hint for URIs whose kind cannot be told from their text.
     public var kind: SourceKind?
     /// Sent on every request of an http(s) session (master, playlists, segments, keys).
@@ -112,7 +116,8 @@ public struct OpenRequest: Codable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         try UnknownKeys.reject(in: decoder, allowed: ["uri", "start", "autoplay", "headers", "timeshift", "subtitle",
-                                                      "contentId", "userId", "kind", "referer", "userAgent", "keyHeaders"])
+                                                      "contentId", "userId", "originalUrl", "watched",
+                                                      "kind", "referer", "userAgent", "keyHeaders"])
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uri = try c.decode(String.self, forKey: .uri)
         start = try c.decodeIfPresent(Double.self, forKey: .start)
@@ -122,6 +127,8 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
         contentId = try c.decodeIfPresent(String.self, forKey: .contentId)
         userId = try c.decodeIfPresent(String.self, forKey: .userId)
+        originalUrl = try c.decodeIfPresent(String.self, forKey: .originalUrl)
+        watched = try c.decodeIfPresent(Double.self, forKey: .watched)
         kind = try c.decodeIfPresent(SourceKind.self, forKey: .kind)
         referer = try c.decodeIfPresent(String.self, forKey: .referer)
         userAgent = try c.decodeIfPresent(String.self, forKey: .userAgent)
@@ -129,10 +136,11 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
-        // Contract fields whose features have not landed yet are refused rather than ignored,
-        // so a script never believes its headers or timeshift window were applied.
-        for (key, given) in [("userId", userId != nil)] where given {
-            throw APIError(.invalidArgument, "'\(key)' is not supported by this version of Marquee yet")
+        for (key, value) in [("contentId", contentId), ("userId", userId), ("originalUrl", originalUrl)] {
+            if let value, value.count > 2048 { throw APIError(.invalidArgument, "'\(key)' is limited to 2048 characters") }
+        }
+        if let watched, !(watched.isFinite && watched >= 0) {
+            throw APIError(.invalidArgument, "'watched' must be a number of seconds >= 0")
         }
         try RequestHeaders.validate(requestHeaders, field: "headers")
         try RequestHeaders.validate(keyHeaders ?? [:], field: "keyHeaders")

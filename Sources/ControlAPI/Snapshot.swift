@@ -17,7 +17,14 @@ public struct SourceInfo: Codable, Sendable, Equatable {
     /// True for sources with no end: `kind` "live", and HLS whose media playlists have no
     /// EXT-X-ENDLIST (sliding-window or event playlists).
     public var live: Bool
+    /// The content model of a content service: what is played, for whom, and where the
+    /// viewer found it. Reported in analytics events.
     public var contentId: String?
+    public var userId: String?
+    public var originalUrl: String?
+    /// Seconds of this content the user has watched, across sessions (the open's `watched`
+    /// plus the time spent playing since).
+    public var watched: Double?
     public init(uri: String, kind: SourceKind, live: Bool? = nil, contentId: String? = nil) {
         self.uri = uri
         self.kind = kind
@@ -25,7 +32,7 @@ public struct SourceInfo: Codable, Sendable, Equatable {
         self.contentId = contentId
     }
 
-    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId }
+    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId, userId, originalUrl, watched }
 
     /// `live` may be missing (daemons before it existed): then it follows `kind`.
     public init(from decoder: any Decoder) throws {
@@ -33,6 +40,9 @@ public struct SourceInfo: Codable, Sendable, Equatable {
         self.init(uri: try c.decode(String.self, forKey: .uri), kind: try c.decode(SourceKind.self, forKey: .kind),
                   live: try c.decodeIfPresent(Bool.self, forKey: .live),
                   contentId: try c.decodeIfPresent(String.self, forKey: .contentId))
+        userId = try c.decodeIfPresent(String.self, forKey: .userId)
+        originalUrl = try c.decodeIfPresent(String.self, forKey: .originalUrl)
+        watched = try c.decodeIfPresent(Double.self, forKey: .watched)
     }
 }
 

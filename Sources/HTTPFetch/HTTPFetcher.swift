@@ -43,10 +43,27 @@ public final class HTTPFetcher {
     @discardableResult
     public func get(_ url: String, headers: [String: String] = [:],
                     completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        send("GET", url, headers: headers, completion: completion)
+    }
+
+    /// POSTs `body` to `url`; as `get`, and any status outside 2xx is a failure with `status`.
+    @discardableResult
+    public func post(_ url: String, body: Data, contentType: String, headers: [String: String] = [:],
+                     completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        send("POST", url, headers: headers, body: (body, contentType), completion: completion)
+    }
+
+    private func send(_ method: String, _ url: String, headers: [String: String], body: (Data, String)? = nil,
+                      completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
         let handle = FetchHandle()
-        guard let message = soup_message_new("GET", url) else {
+        guard let message = soup_message_new(method, url) else {
             runAfter(milliseconds: 0) { completion(.failure(FetchError(message: "not a valid URL: \(url)"))) }
             return handle
+        }
+        if let (data, contentType) = body {
+            let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+            soup_message_set_request_body_from_bytes(message, contentType, bytes)
+            g_bytes_unref(bytes)
         }
         let requestHeaders = soup_message_get_request_headers(message)
         for (name, value) in headers { soup_message_headers_replace(requestHeaders, name, value) }

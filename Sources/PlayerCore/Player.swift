@@ -70,6 +70,8 @@ public final class Player {
     /// The external subtitle cue on screen, and the wake-up at the next cue boundary.
     var shownCue: SubtitleSchedule.Shown?
     var cueTimer: OneShotTimer?
+    /// Time spent playing the loaded content, on top of what the open said was watched.
+    var watchClock = WatchClock()
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -147,8 +149,11 @@ public final class Player {
                 throw APIError(.pipelineError, "cannot start the header proxy: \(error)")
             }
         }
+        resolved.info.userId = request.userId
+        resolved.info.originalUrl = request.originalUrl
         closeSession()
         try output.start()
+        watchClock = WatchClock(alreadyWatched: request.watched ?? 0)
         sessionCount += 1
         let sessionID = sessionCount
         let timeshift = try startTimeshift(request, source: &resolved, sessionID: sessionID)
@@ -407,6 +412,7 @@ public final class Player {
                 updateOutput()
             case .emitState(let state, let previous):
                 log.info("state", ["state": state.rawValue, "previous": previous.rawValue])
+                watchClock.playing(state == .playing)
                 publish(.state(StateChange(state: state, previous: previous)))
                 updatePositionTimer()
                 refreshCue()
@@ -470,6 +476,7 @@ public final class Player {
         var s = PlayerSnapshot()
         s.state = machine.state
         s.source = lastSource
+        if session != nil { s.source?.watched = watchClock.total() }
         s.rate = settings.rate
         s.volume = settings.volume
         s.muted = settings.muted

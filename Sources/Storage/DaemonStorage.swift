@@ -1,0 +1,24 @@
+import Foundation
+
+/// The daemon's database file and the stores in it, opened together at start.
+///
+/// Ownership and threading: owns one `SQLiteDatabase`; the stores share it. Not thread-safe:
+/// create and use it on the GLib thread only. Opening fails with a `StorageError` whose kind
+/// says why (`.corrupt`, `.locked`, `.cannotOpen`, `.schemaTooNew`): the daemon should refuse
+/// to start and print it.
+public final class DaemonStorage {
+    public static let fileName = "marquee.sqlite3"
+
+    public let database: SQLiteDatabase
+    public let analytics: AnalyticsOutbox
+    public let resume: ResumeStore
+
+    /// Opens or creates `<directory>/marquee.sqlite3`. The directory must exist.
+    public init(directory: String, maxPendingAnalytics: Int = AnalyticsOutbox.defaultMaxPending) throws {
+        database = try SQLiteDatabase(path: (directory as NSString).appendingPathComponent(Self.fileName))
+        analytics = try AnalyticsOutbox(database: database, maxPending: maxPendingAnalytics)
+        resume = try ResumeStore(database: database)
+    }
+
+    public func close() { database.close() }
+}
