@@ -25,11 +25,11 @@ let package = Package(
         .target(name: "Subtitles"),
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime"]),
         .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "Logging"]),
-        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles"]),
+        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "Storage"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
         .executableTarget(name: "marquee-conformance", dependencies: ["HLS", "Subtitles"], path: "Sources/Conformance"),
-        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging"]),
+        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging", "Storage"]),
 
         .target(name: "TestMedia", dependencies: [], path: "Tests/TestMedia"),
         .target(name: "GLibTestSupport", dependencies: ["GLibRuntime", "GStreamerKit"], path: "Tests/GLibTestSupport"),

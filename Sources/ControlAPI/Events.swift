@@ -20,6 +20,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case watermark(WatermarkRequest?)
     /// The subtitle cue on screen changed (null: cleared).
     case cue(Cue?)
+    /// An analytics event was delivered, refused, or will be retried.
+    case analytics(AnalyticsUpdate)
     case error(APIError)
     case eos
 
@@ -40,6 +42,7 @@ public enum PlayerEvent: Sendable, Equatable {
         case .pip: return "pip"
         case .watermark: return "watermark"
         case .cue: return "cue"
+        case .analytics: return "analytics"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -156,6 +159,7 @@ public struct EventEnvelope: Encodable, Sendable {
         case .pip(let p): try c.encode(p, forKey: .data)
         case .watermark(let w): try c.encode(w, forKey: .data)
         case .cue(let cue): try c.encode(cue, forKey: .data)
+        case .analytics(let a): try c.encode(a, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }

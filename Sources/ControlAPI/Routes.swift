@@ -7,6 +7,9 @@ public struct Route: Sendable, Hashable {
         case snapshot
         /// The composed output frame as JPEG.
         case snapshotImage
+        /// The analytics outbox's counters; and dropping what is pending.
+        case analyticsStatus
+        case analyticsDrop
         case events
         case health
         case metrics
@@ -44,6 +47,8 @@ public enum Routes {
         Route("PUT", "/v1/overlays/watermark", .command("watermark")),
         Route("DELETE", "/v1/overlays/watermark", .command("watermark.remove")),
         Route("GET", "/v1/snapshot.jpg", .snapshotImage),
+        Route("GET", "/v1/analytics", .analyticsStatus),
+        Route("DELETE", "/v1/analytics", .analyticsDrop),
         Route("GET", "/v1/events", .events),
         Route("GET", "/healthz", .health),
         Route("GET", "/metrics", .metrics),

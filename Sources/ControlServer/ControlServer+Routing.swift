@@ -65,6 +65,14 @@ extension ControlServer {
             reply(msg, route: route.path, status: 200, player.snapshot())
         case .snapshotImage:
             replyWithFrame(msg, route: route.path, query: query)
+        case .analyticsStatus:
+            reply(msg, route: route.path, status: 200, player.analyticsStatus())
+        case .analyticsDrop:
+            do throws(APIError) {
+                reply(msg, route: route.path, status: 200, try player.dropPendingAnalytics())
+            } catch {
+                reply(msg, route: route.path, error: error)
+            }
         case .health:
             reply(msg, route: route.path, status: 200, Health(status: "ok", version: MarqueeVersion.current, gstreamer: player.gstreamerVersion))
         case .metrics:

@@ -7,6 +7,7 @@
 /// - OpenAPIDocument.swift: the top level, `info` (the introduction), servers and tags;
 /// - OpenAPIDocument+PlayerPaths.swift: `/v1/player` and the playback commands;
 /// - OpenAPIDocument+OutputPaths.swift: the output stage (PiP, watermark, `/v1/snapshot.jpg`);
+/// - OpenAPIDocument+ContentPaths.swift: `/v1/analytics` and the analytics schemas;
 /// - OpenAPIDocument+ServicePaths.swift: `/v1/events`, `/healthz`, `/metrics`, `/openapi.json`;
 /// - OpenAPIDocument+Schemas.swift: the snapshot and the playback commands' bodies;
 /// - OpenAPIDocument+OutputSchemas.swift: the output stage's bodies and state;
@@ -26,6 +27,7 @@ enum OpenAPIDocument {
       {"name":"player","description":"The player state."},
       {"name":"commands","description":"Commands; each answers with the snapshot."},
       {"name":"output","description":"The output stage: picture-in-picture, the watermark and the snapshot image. Its commands answer with the snapshot too."},
+      {"name":"content","description":"Content sessions: the analytics outbox."},
       {"name":"events","description":"Live updates and WebSocket commands."},
       {"name":"service","description":"Health, metrics and this document."}
      ],
@@ -33,12 +35,14 @@ enum OpenAPIDocument {
      "paths":{
     \(playerPaths),
     \(outputPaths),
+    \(contentPaths),
     \(servicePaths)
      },
      "components":{
       "schemas":{
     \(schemas),
     \(outputSchemas),
+    \(contentSchemas),
     \(eventSchemas)
       },
     \(sharedComponents)

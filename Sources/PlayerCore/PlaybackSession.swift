@@ -99,6 +99,10 @@ final class PlaybackSession {
     /// (and a renegotiation to its size) to get through the stage after preroll.
     var frameSettlesAt: ContinuousClock.Instant?
 
+    /// Analytics: `begin` was recorded (the session reached playing), `end` too.
+    var analyticsBegan = false
+    var analyticsEnded = false
+
     /// External subtitle files added to this session, and the one drawn (by id).
     var externalSubtitles: [ExternalSubtitle] = []
     var selectedExternalSubtitle: String?

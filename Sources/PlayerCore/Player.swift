@@ -4,6 +4,7 @@ import GLibRuntime
 import GStreamerKit
 import HTTPFetch
 import Logging
+import Storage
 import Timeshift
 
 /// The player: takes `Command`s from any client, drives one playbin3 session through the
@@ -72,6 +73,11 @@ public final class Player {
     var cueTimer: OneShotTimer?
     /// Time spent playing the loaded content, on top of what the open said was watched.
     var watchClock = WatchClock()
+    // Content sessions (Player+Analytics.swift): set once at start by `attach`.
+    var resumeStore: ResumeStore?
+    var analyticsReporter: AnalyticsReporter?
+    var analyticsTimer: LoopTimer?
+    var resumeTimer: LoopTimer?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -130,7 +136,9 @@ public final class Player {
         return session
     }
 
-    private func open(_ request: OpenRequest) throws(APIError) {
+    private func open(_ original: OpenRequest) throws(APIError) {
+        var request = original
+        (request.start, request.watched) = resumePoint(for: original)
         var resolved = try configuration.resolver.resolve(request)
         // Read before anything changes: a bad subtitle file refuses the whole open and the
         // current playback goes on untouched.
@@ -413,6 +421,7 @@ public final class Player {
             case .emitState(let state, let previous):
                 log.info("state", ["state": state.rawValue, "previous": previous.rawValue])
                 watchClock.playing(state == .playing)
+                contentSessionStateChanged(to: state, from: previous)
                 publish(.state(StateChange(state: state, previous: previous)))
                 updatePositionTimer()
                 refreshCue()
@@ -432,6 +441,8 @@ public final class Player {
 
     private func closeSession() {
         guard session != nil else { return }
+        watchClock.playing(false)
+        endContentSession()
         if let token = session?.proxyToken { proxy.unregister(token) }
         session?.timeshift?.close()
         session?.close()

@@ -5,6 +5,7 @@ import GLibRuntime
 import GStreamerKit
 import Logging
 import PlayerCore
+import Storage
 
 let versionString = MarqueeVersion.current
 
@@ -13,7 +14,7 @@ enum ServeCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments,
             valueOptions: ["listen", "token", "data-dir", "video-sink", "audio-sink", "media-root", "log-level",
-                           "timeshift-window"],
+                           "timeshift-window", "analytics-url", "analytics-interval"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -34,6 +35,26 @@ enum ServeCommand {
             }
             defaultWindow = seconds == 0 ? nil : seconds
         }
+        let analyticsURL = args.value("analytics-url")
+        if let analyticsURL {
+            guard let url = URL(string: analyticsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw UsageError("--analytics-url must be an http(s) URL")
+            }
+        }
+        let analyticsInterval = try args.value("analytics-interval").map { text in
+            guard let seconds = Double(text), (1...86_400).contains(seconds) else {
+                throw UsageError("--analytics-interval must be 1 to 86400 seconds")
+            }
+            return seconds
+        } ?? 180
+        // Resume points and the analytics outbox. A corrupt or locked database stops the start
+        // with its reason: events acknowledged as recorded must never be lost silently.
+        let storage: DaemonStorage
+        do {
+            storage = try DaemonStorage(directory: dataDirectory)
+        } catch {
+            throw UsageError("cannot open the database in \(dataDirectory): \(error)")
+        }
         let timeshiftFolder = URL(fileURLWithPath: dataDirectory).appendingPathComponent("timeshift", isDirectory: true)
         // Rings are per session; what a previous run left (a crash) is of no use.
         try? FileManager.default.removeItem(at: timeshiftFolder)
@@ -47,6 +68,10 @@ enum ServeCommand {
         let started: Bool = GLibActor.assumeIsolated {
             let player = Player(configuration: .init(sinks: sinks, resolver: SourceResolver(mediaRoots: args.values("media-root")),
                                                      timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow))
+            let analytics = analyticsURL.map {
+                AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval), outbox: storage.analytics)
+            }
+            player.attach(resume: storage.resume, analytics: analytics)
             let web = InstalledFolders.find("web", environment: "MARQUEE_WEB", probe: "index.html")
             if web == nil { Logger(category: "main").warning("dashboard files (web/) not found; set MARQUEE_WEB") }
             let server = ControlServer(player: player, configuration: .init(listen: listen, token: token, staticFiles: StaticFiles(web: web)))

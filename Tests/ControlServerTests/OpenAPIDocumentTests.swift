@@ -73,13 +73,14 @@ final class OpenAPIDocumentTests: XCTestCase {
         .settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)),
         .source(nil), .variants([]), .variant(VariantState()), .live(LiveInfo(edge: 10, behind: 0, window: 10)),
         .reconnecting(ReconnectingUpdate(attempt: 1, delay: 1, reason: "eof")),
-        .pip(nil), .watermark(nil), .cue(nil), .error(APIError(.mediaError, "m")), .eos,
+        .pip(nil), .watermark(nil), .cue(nil),
+        .analytics(AnalyticsUpdate(seq: 1, event: .begin, outcome: .sent, reason: nil, pending: 0)), .error(APIError(.mediaError, "m")), .eos,
     ]
 
     static func eventTypeName(_ event: PlayerEvent) -> String {
         switch event {
         case .snapshot, .state, .position, .buffering, .tracks, .seek, .settings, .source, .variants, .variant, .live,
-             .reconnecting, .pip, .watermark, .cue, .error, .eos:
+             .reconnecting, .pip, .watermark, .cue, .analytics, .error, .eos:
             return event.type
         }
     }

@@ -1,0 +1,41 @@
+/// Content sessions: the analytics outbox's route and the analytics schemas.
+extension OpenAPIDocument {
+    static let contentPaths = #"""
+      "/v1/analytics":{
+       "get":{
+        "operationId":"getAnalytics",
+        "summary":"The analytics outbox",
+        "description":"The counters of the durable analytics outbox (kept in SQLite under `--data-dir`, across restarts): events waiting (`pending`), delivered (`sent`), refused by the collector with a 4xx and not retried (`failed`), and dropped (`DELETE` or the outbox's bound of 100000 pending). `enabled` is false without `--analytics-url`: nothing is recorded then.",
+        "tags":["content"],
+        "responses":{"200":{"description":"The counters.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsStatus"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
+       },
+       "delete":{
+        "operationId":"dropAnalytics",
+        "summary":"Drop what is pending",
+        "description":"Drops every pending event (a large backlog the collector will never take); they count as `dropped`. Answers with the counters.",
+        "tags":["content"],
+        "responses":{"200":{"description":"The counters after the drop.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsStatus"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
+       }
+      }
+    """#
+
+    static let contentSchemas = #"""
+       "AnalyticsStatus":{
+        "type":"object",
+        "required":["enabled","interval","pending","sent","failed","dropped"],
+        "properties":{"enabled":{"type":"boolean"},"url":{"type":"string","description":"The collector (`--analytics-url`)."},"interval":{"type":"number","description":"Seconds between `playing` events while playing (`--analytics-interval`, default 180)."},"pending":{"type":"integer","minimum":0},"sent":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"dropped":{"type":"integer","minimum":0},"lastError":{"type":"string","description":"Why the last attempt failed, while events wait."}}
+       },
+       "AnalyticsUpdate":{
+        "type":"object",
+        "required":["seq","event","outcome","pending"],
+        "description":"The `analytics` event: one delivery outcome. `retrying`: the collector was unreachable or answered 5xx, 408 or 429; the event is sent again after 1, 2, 4 … 60 s, the events behind it waiting so that order holds.",
+        "properties":{"seq":{"type":"integer"},"event":{"type":"string","enum":["begin","playing","end"]},"outcome":{"type":"string","enum":["sent","failed","retrying"]},"reason":{"type":"string"},"pending":{"type":"integer","minimum":0}}
+       },
+       "AnalyticsEvent":{
+        "type":"object",
+        "required":["event","seq","time","uri","watched","rate"],
+        "description":"What is POSTed to the collector as JSON: `begin` when playback is ready, `playing` every interval while playing and on each pause, `end` on stop, end of stream, an error or another open. Delivery is at least once: a collector de-duplicates on `seq`, which increases for the daemon's lifetime, across restarts.",
+        "properties":{"event":{"type":"string","enum":["begin","playing","end"]},"seq":{"type":"integer","minimum":1},"time":{"type":"string","format":"date-time"},"contentId":{"type":"string"},"userId":{"type":"string"},"originalUrl":{"type":"string"},"uri":{"type":"string"},"position":{"type":"number"},"duration":{"type":"number"},"watched":{"type":"number","minimum":0,"description":"Seconds watched, across sessions (wall-clock time while playing)."},"rate":{"type":"number"}}
+       }
+    """#
+}
