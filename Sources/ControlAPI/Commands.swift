@@ -200,6 +200,11 @@ public struct SettingsPatch: Codable, Sendable, Equatable {
     public var audioDelay: Double?
     public var `repeat`: RepeatMode?
     public var subtitleStyle: SubtitleStylePatch?
+    /// `{"a", "b"}` loops that section; `null` ends the loop (then `clearsABLoop` is true).
+    public var abLoop: ABLoop?
+    public var clearsABLoop = false
+
+    private enum CodingKeys: String, CodingKey { case rate, volume, muted, audioDelay, `repeat`, subtitleStyle, abLoop }
 
     public init(rate: Double? = nil, volume: Double? = nil, muted: Bool? = nil, audioDelay: Double? = nil, repeat: RepeatMode? = nil,
                 subtitleStyle: SubtitleStylePatch? = nil) {
@@ -212,7 +217,7 @@ public struct SettingsPatch: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["rate", "volume", "muted", "audioDelay", "repeat", "subtitleStyle"])
+        try UnknownKeys.reject(in: decoder, allowed: ["rate", "volume", "muted", "audioDelay", "repeat", "subtitleStyle", "abLoop"])
         let c = try decoder.container(keyedBy: CodingKeys.self)
         rate = try c.decodeIfPresent(Double.self, forKey: .rate)
         volume = try c.decodeIfPresent(Double.self, forKey: .volume)
@@ -220,6 +225,8 @@ public struct SettingsPatch: Codable, Sendable, Equatable {
         audioDelay = try c.decodeIfPresent(Double.self, forKey: .audioDelay)
         self.repeat = try c.decodeIfPresent(RepeatMode.self, forKey: .repeat)
         subtitleStyle = try c.decodeIfPresent(SubtitleStylePatch.self, forKey: .subtitleStyle)
+        abLoop = try c.decodeIfPresent(ABLoop.self, forKey: .abLoop)
+        clearsABLoop = c.contains(.abLoop) && abLoop == nil
         if let rate, !Self.rateRange.contains(rate) {
             throw APIError(.invalidArgument, "'rate' must be between 0.1 and 10")
         }

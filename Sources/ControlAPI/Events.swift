@@ -116,13 +116,28 @@ public struct SettingsUpdate: Codable, Sendable, Equatable {
     public var audioDelay: Double
     public var `repeat`: RepeatMode
     public var subtitleStyle: SubtitleStyle
-    public init(rate: Double, volume: Double, muted: Bool, audioDelay: Double, repeat: RepeatMode, subtitleStyle: SubtitleStyle = SubtitleStyle()) {
+    /// The A-B section being looped, null when none.
+    public var abLoop: ABLoop?
+    public init(rate: Double, volume: Double, muted: Bool, audioDelay: Double, repeat: RepeatMode,
+                subtitleStyle: SubtitleStyle = SubtitleStyle(), abLoop: ABLoop? = nil) {
         self.rate = rate
         self.volume = volume
         self.muted = muted
         self.audioDelay = audioDelay
         self.repeat = `repeat`
         self.subtitleStyle = subtitleStyle
+        self.abLoop = abLoop
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rate, forKey: .rate)
+        try c.encode(volume, forKey: .volume)
+        try c.encode(muted, forKey: .muted)
+        try c.encode(audioDelay, forKey: .audioDelay)
+        try c.encode(self.repeat, forKey: .repeat)
+        try c.encode(subtitleStyle, forKey: .subtitleStyle)
+        try c.encode(abLoop, forKey: .abLoop)
     }
 }
 

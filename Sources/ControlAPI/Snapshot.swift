@@ -137,9 +137,23 @@ public struct LiveInfo: Codable, Sendable, Equatable {
     }
 }
 
+/// An A-B repeat section, seconds in the player's timeline: playback loops from `b` to `a`.
 public struct ABLoop: Codable, Sendable, Equatable {
     public var a: Double
     public var b: Double
+    public init(a: Double, b: Double) {
+        self.a = a
+        self.b = b
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: ["a", "b"])
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(a: try c.decode(Double.self, forKey: .a), b: try c.decode(Double.self, forKey: .b))
+        guard a.isFinite, b.isFinite, a >= 0, b - a >= 0.1 else {
+            throw APIError(.invalidArgument, "'abLoop' needs 0 <= a and a + 0.1 <= b (seconds)")
+        }
+    }
 }
 
 /// GET /v1/player. Optional fields encode as `null` (not omitted): the contract lists

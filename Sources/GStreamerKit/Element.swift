@@ -136,12 +136,13 @@ public final class Element {
         public static let segment = SeekFlags(rawValue: GST_SEEK_FLAG_SEGMENT.rawValue)
     }
 
-    /// A time seek to `position` seconds at `rate` (the stop stays open).
+    /// A time seek to `position` seconds at `rate`, up to `stop` seconds (nil: to the end; a
+    /// stop set by an earlier seek is cleared, since an unset stop would keep it).
     @discardableResult
-    public func seek(to position: Double, rate: Double, flags: SeekFlags) -> Bool {
+    public func seek(to position: Double, rate: Double, flags: SeekFlags, stop: Double? = nil) -> Bool {
         gst_element_seek(pointer, rate, GST_FORMAT_TIME, GstSeekFlags(rawValue: flags.rawValue),
                          GST_SEEK_TYPE_SET, ClockTime.nanoseconds(max(0, position)),
-                         GST_SEEK_TYPE_NONE, -1) != 0
+                         GST_SEEK_TYPE_SET, stop.map { ClockTime.nanoseconds($0) } ?? -1) != 0
     }
 
     /// Sends a select-streams event with these stream ids (playbin3 track selection).

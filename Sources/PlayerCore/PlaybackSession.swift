@@ -126,11 +126,28 @@ final class PlaybackSession {
         }
     }
 
+    /// The A-B section being looped (media seconds), nil when none.
+    var abLoop: ABLoop?
+
     func seek(to position: Double, exact: Bool, rate: Double) -> Bool {
         // Key-unit seeks snap to the keyframe before the target, as players do by default:
         // fast, and the picture starts clean. Accurate seeks decode up to the exact frame.
-        let flags: Element.SeekFlags = exact ? [.flush, .accurate] : [.flush, .keyUnit, .snapBefore]
+        var flags: Element.SeekFlags = exact ? [.flush, .accurate] : [.flush, .keyUnit, .snapBefore]
+        if let loop = abLoop {
+            // A segment seek ending at B: the pipeline posts SEGMENT_DONE there instead of
+            // EOS, and `loopBack()` starts the section again without a flush.
+            flags = [.flush, .accurate, .segment]
+            return playbin.seek(to: min(max(position, loop.a), loop.b), rate: rate, flags: flags, stop: loop.b)
+        }
         return playbin.seek(to: position, rate: rate, flags: flags)
+    }
+
+    /// At SEGMENT_DONE of the A-B section: back to A without flushing, so the last frame
+    /// before B is followed by A's at the frame rate (GSTREAMER-NOTES: 33.3 ms at 30 fps).
+    @discardableResult
+    func loopBack(rate: Double) -> Bool {
+        guard let loop = abLoop else { return false }
+        return playbin.seek(to: loop.a, rate: rate, flags: [.accurate, .segment], stop: loop.b)
     }
 
     func close() {

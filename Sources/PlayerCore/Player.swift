@@ -114,7 +114,7 @@ public final class Player {
         case .stop: stop()
         case .seek(let request): try seek(request)
         case .live: try goLive()
-        case .set(let patch): apply(patch)
+        case .set(let patch): try apply(patch)
         case .variant(let request): try selectVariant(request)
         case .audio(let request): try selectAudio(request.id)
         case .subtitle(let request):
@@ -238,9 +238,9 @@ public final class Player {
         run(machine.handle(.seek(.init(position: target - offset, exact: exact))))
     }
 
-    /// A key-unit seek the player makes itself (no `seek` event), in the pipeline's timeline.
-    func seekPipeline(to position: Double) {
-        run(machine.handle(.seek(.init(position: position, exact: false))))
+    /// A seek the player makes itself (no `seek` event), in the pipeline's timeline.
+    func seekPipeline(to position: Double, exact: Bool = false) {
+        run(machine.handle(.seek(.init(position: position, exact: exact))))
     }
 
     /// A flushing accurate seek to where playback is: drops what is buffered downstream.
@@ -261,7 +261,11 @@ public final class Player {
         run(machine.handle(.seek(.init(position: range.end - timelineOffset, exact: false))))
     }
 
-    private func apply(_ patch: SettingsPatch) {
+    private func apply(_ patch: SettingsPatch) throws(APIError) {
+        if patch.abLoop != nil || patch.clearsABLoop {
+            if patch.clearsABLoop { try requireSource() }
+            try validateABLoop(patch.abLoop)
+        }
         let oldRate = settings.rate
         settings.merge(patch)
         machine.repeatOne = settings.repeat != .none  // "all" repeats the only item until queues exist
@@ -271,7 +275,8 @@ public final class Player {
             run(machine.handle(.rateChanged(rate: settings.rate, position: machine.pendingSeekTarget ?? session?.position)))
             refreshCue()
         }
-        publish(.settings(settings.update))
+        if patch.abLoop != nil || patch.clearsABLoop { setABLoop(patch.abLoop) }
+        publish(.settings(settings.update(abLoop: session?.abLoop)))
     }
 
     // MARK: Tracks
@@ -391,7 +396,7 @@ public final class Player {
         case .element(let name, _, let fields):
             if name == "adaptive-streaming-statistics" { noteDownload(fields, in: session) }
         case .segmentDone:
-            break
+            loopSegmentDone()
         }
     }
 
@@ -493,6 +498,7 @@ public final class Player {
         s.muted = settings.muted
         s.audioDelay = settings.audioDelay
         s.repeat = settings.repeat
+        s.abLoop = session?.abLoop
         s.buffering = machine.bufferingPercent
         s.error = machine.error
         s.pip = pip?.info

@@ -20,8 +20,9 @@ public struct PlayerSettings: Sendable, Equatable {
         if let style = patch.subtitleStyle { subtitleStyle.merge(style) }
     }
 
-    var update: SettingsUpdate {
-        SettingsUpdate(rate: rate, volume: volume, muted: muted, audioDelay: audioDelay, repeat: self.repeat, subtitleStyle: subtitleStyle)
+    func update(abLoop: ABLoop?) -> SettingsUpdate {
+        SettingsUpdate(rate: rate, volume: volume, muted: muted, audioDelay: audioDelay, repeat: self.repeat,
+                       subtitleStyle: subtitleStyle, abLoop: abLoop)
     }
 }
 
