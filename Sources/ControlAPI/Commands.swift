@@ -19,10 +19,14 @@ public enum Command: Sendable, Equatable {
     case pipSwap
     case watermark(WatermarkRequest)
     case watermarkRemove
+    case queueSet(QueueRequest)
+    case queueNext
+    case queuePrevious
 
     /// The names used over the WebSocket (`{"command": "seek"}`).
     public static let names = ["open", "play", "pause", "stop", "seek", "live", "set", "variant", "audio", "subtitle",
-                               "pip.start", "pip.update", "pip.stop", "pip.swap", "watermark", "watermark.remove"]
+                               "pip.start", "pip.update", "pip.stop", "pip.swap", "watermark", "watermark.remove",
+                               "queue.set", "queue.next", "queue.previous"]
 
     public var name: String {
         switch self {
@@ -42,6 +46,9 @@ public enum Command: Sendable, Equatable {
         case .pipSwap: return "pip.swap"
         case .watermark: return "watermark"
         case .watermarkRemove: return "watermark.remove"
+        case .queueSet: return "queue.set"
+        case .queueNext: return "queue.next"
+        case .queuePrevious: return "queue.previous"
         }
     }
 
@@ -64,6 +71,9 @@ public enum Command: Sendable, Equatable {
         case "pip.swap": return .pipSwap
         case "watermark": return .watermark(try JSONCoding.decodeBody(WatermarkRequest.self, from: arguments))
         case "watermark.remove": return .watermarkRemove
+        case "queue.set": return .queueSet(try JSONCoding.decodeBody(QueueRequest.self, from: arguments))
+        case "queue.next": return .queueNext
+        case "queue.previous": return .queuePrevious
         default: throw APIError(.invalidArgument, "unknown command '\(name)'")
         }
     }

@@ -22,6 +22,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case cue(Cue?)
     /// An analytics event was delivered, refused, or will be retried.
     case analytics(AnalyticsUpdate)
+    /// The queue changed, or another of its items started.
+    case queue(QueueInfo?)
     case error(APIError)
     case eos
 
@@ -43,6 +45,7 @@ public enum PlayerEvent: Sendable, Equatable {
         case .watermark: return "watermark"
         case .cue: return "cue"
         case .analytics: return "analytics"
+        case .queue: return "queue"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -52,7 +55,7 @@ public enum PlayerEvent: Sendable, Equatable {
     /// same type makes an older one redundant.
     public var isLatestValue: Bool {
         switch self {
-        case .position, .buffering, .settings, .tracks, .live, .pip, .watermark, .cue: return true
+        case .position, .buffering, .settings, .tracks, .live, .pip, .watermark, .cue, .queue: return true
         default: return false
         }
     }
@@ -175,6 +178,7 @@ public struct EventEnvelope: Encodable, Sendable {
         case .watermark(let w): try c.encode(w, forKey: .data)
         case .cue(let cue): try c.encode(cue, forKey: .data)
         case .analytics(let a): try c.encode(a, forKey: .data)
+        case .queue(let q): try c.encode(q, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }

@@ -10,6 +10,7 @@ public struct Route: Sendable, Hashable {
         /// The analytics outbox's counters; and dropping what is pending.
         case analyticsStatus
         case analyticsDrop
+        case queue
         case events
         case health
         case metrics
@@ -49,6 +50,10 @@ public enum Routes {
         Route("GET", "/v1/snapshot.jpg", .snapshotImage),
         Route("GET", "/v1/analytics", .analyticsStatus),
         Route("DELETE", "/v1/analytics", .analyticsDrop),
+        Route("GET", "/v1/queue", .queue),
+        Route("PUT", "/v1/queue", .command("queue.set")),
+        Route("POST", "/v1/queue/next", .command("queue.next")),
+        Route("POST", "/v1/queue/previous", .command("queue.previous")),
         Route("GET", "/v1/events", .events),
         Route("GET", "/healthz", .health),
         Route("GET", "/metrics", .metrics),

@@ -180,6 +180,7 @@ public struct PlayerSnapshot: Codable, Sendable, Equatable {
     public var subtitleStyle = SubtitleStyle()
     /// The subtitle cue on screen now.
     public var cue: Cue?
+    public var queue: QueueInfo?
     public var error: APIError?
 
     public init() {}
@@ -206,6 +207,7 @@ public struct PlayerSnapshot: Codable, Sendable, Equatable {
         try c.encode(watermark, forKey: .watermark)
         try c.encode(subtitleStyle, forKey: .subtitleStyle)
         try c.encode(cue, forKey: .cue)
+        try c.encode(queue, forKey: .queue)
         try c.encode(error, forKey: .error)
     }
 }

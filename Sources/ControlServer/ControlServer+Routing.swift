@@ -65,6 +65,8 @@ extension ControlServer {
             reply(msg, route: route.path, status: 200, player.snapshot())
         case .snapshotImage:
             replyWithFrame(msg, route: route.path, query: query)
+        case .queue:
+            reply(msg, route: route.path, status: 200, player.queueInfo)
         case .analyticsStatus:
             reply(msg, route: route.path, status: 200, player.analyticsStatus())
         case .analyticsDrop:

@@ -78,6 +78,8 @@ public final class Player {
     var analyticsReporter: AnalyticsReporter?
     var analyticsTimer: LoopTimer?
     var resumeTimer: LoopTimer?
+    /// The playlist being played, if any (Player+Queue.swift).
+    var queue: PlayQueue?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -125,6 +127,9 @@ public final class Player {
         case .pipSwap: try swapPip()
         case .watermark(let request): try setWatermark(request)
         case .watermarkRemove: removeWatermark()
+        case .queueSet(let request): try setQueue(request)
+        case .queueNext: try nextInQueue()
+        case .queuePrevious: try previousInQueue()
         }
         return snapshot()
     }
@@ -136,7 +141,7 @@ public final class Player {
         return session
     }
 
-    private func open(_ original: OpenRequest) throws(APIError) {
+    func open(_ original: OpenRequest, fromQueue: Bool = false) throws(APIError) {
         var request = original
         (request.start, request.watched) = resumePoint(for: original)
         var resolved = try configuration.resolver.resolve(request)
@@ -177,6 +182,11 @@ public final class Player {
         stats.opens += 1
         log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
         publish(.source(resolved.info))
+        if !fromQueue, queue != nil {
+            queue = nil
+            updateRepeat()
+            publish(.queue(nil))
+        }
         updateLiveTimer()
         updateOutput()
         if let subtitle {
@@ -238,6 +248,8 @@ public final class Player {
         run(machine.handle(.seek(.init(position: target - offset, exact: exact))))
     }
 
+    func setRepeatOne(_ on: Bool) { machine.repeatOne = on }
+
     /// A seek the player makes itself (no `seek` event), in the pipeline's timeline.
     func seekPipeline(to position: Double, exact: Bool = false) {
         run(machine.handle(.seek(.init(position: position, exact: exact))))
@@ -268,7 +280,7 @@ public final class Player {
         }
         let oldRate = settings.rate
         settings.merge(patch)
-        machine.repeatOne = settings.repeat != .none  // "all" repeats the only item until queues exist
+        updateRepeat()
         session?.apply(settings)
         output.subtitles.style = settings.subtitleStyle
         if settings.rate != oldRate {
@@ -370,6 +382,7 @@ public final class Player {
             session.duration = session.playbin.queryDuration()
         case .endOfStream:
             publishPosition(force: true)
+            if !machine.repeatOne, advanceQueueAtEnd() { return }
             if !machine.repeatOne { publish(.eos) }
             run(machine.handle(.endOfStream))
         case .error(let error):
@@ -499,6 +512,7 @@ public final class Player {
         s.audioDelay = settings.audioDelay
         s.repeat = settings.repeat
         s.abLoop = session?.abLoop
+        s.queue = queue?.info
         s.buffering = machine.bufferingPercent
         s.error = machine.error
         s.pip = pip?.info
