@@ -150,7 +150,9 @@ public struct ABLoop: Codable, Sendable, Equatable {
         try UnknownKeys.reject(in: decoder, allowed: ["a", "b"])
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(a: try c.decode(Double.self, forKey: .a), b: try c.decode(Double.self, forKey: .b))
-        guard a.isFinite, b.isFinite, a >= 0, b - a >= 0.1 else {
+        // Compared as written in the message (a + 0.1 <= b), with a hair for rounding:
+        // 10.1 - 10 is 0.0999… in binary.
+        guard a.isFinite, b.isFinite, a >= 0, a + 0.1 <= b + 1e-9 else {
             throw APIError(.invalidArgument, "'abLoop' needs 0 <= a and a + 0.1 <= b (seconds)")
         }
     }

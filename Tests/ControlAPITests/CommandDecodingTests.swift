@@ -32,6 +32,27 @@ final class CommandDecodingTests: XCTestCase {
         return .command(.open(request))
     }
 
+    static func setting(_ configure: (inout SettingsPatch) -> Void) -> Expected {
+        var patch = SettingsPatch()
+        configure(&patch)
+        return .command(.set(patch))
+    }
+
+    /// `{"items": [{"uri": "/media/0.mp4"}, …]}` with `count` items.
+    static func queueBody(count: Int) -> String {
+        #"{"items": ["# + (0..<count).map { #"{"uri": "/media/\#($0).mp4"}"# }.joined(separator: ", ") + "]}"
+    }
+
+    static func item(_ uri: String, _ configure: (inout OpenRequest) -> Void = { _ in }) -> OpenRequest {
+        var request = OpenRequest(uri: uri)
+        configure(&request)
+        return request
+    }
+
+    static func queue(count: Int) -> QueueRequest {
+        QueueRequest(items: (0..<count).map { OpenRequest(uri: "/media/\($0).mp4") })
+    }
+
     static let rows: [Row] = [
         // open
         Row("open", #"{"uri": "/media/a.mp4"}"#, .command(.open(OpenRequest(uri: "/media/a.mp4")))),
@@ -81,6 +102,23 @@ final class CommandDecodingTests: XCTestCase {
         Row("open", #"{"uri": "a.m3u8", "contentId": "c-9", "userId": "u-1", "originalUrl": "https://portal.example/w/9", "watched": 120}"#,
             opening { $0.uri = "a.m3u8"; $0.contentId = "c-9"; $0.userId = "u-1"; $0.originalUrl = "https://portal.example/w/9"; $0.watched = 120 }),
         Row("open", #"{"uri": "a.m3u8", "watched": -1}"#, fail(.invalidArgument, "'watched'")),
+        Row("open", #"{"uri": "a.m3u8", "userId": "u-2"}"#, opening { $0.uri = "a.m3u8"; $0.userId = "u-2" }),
+        Row("open", #"{"uri": "a.m3u8", "originalUrl": "https://portal.example/w/1?x=1&y=2"}"#,
+            opening { $0.uri = "a.m3u8"; $0.originalUrl = "https://portal.example/w/1?x=1&y=2" }),
+        Row("open", #"{"uri": "a.m3u8", "watched": 0}"#, opening { $0.uri = "a.m3u8"; $0.watched = 0 }),
+        Row("open", #"{"uri": "a.m3u8", "watched": 5400.25}"#, opening { $0.uri = "a.m3u8"; $0.watched = 5400.25 }),
+        Row("open", #"{"uri": "a.m3u8", "userId": null, "originalUrl": null, "watched": null}"#, .command(.open(OpenRequest(uri: "a.m3u8")))),
+        Row("open", #"{"uri": "a.m3u8", "userId": "\#(String(repeating: "u", count: 2048))"}"#,
+            opening { $0.uri = "a.m3u8"; $0.userId = String(repeating: "u", count: 2048) }),
+        Row("open", #"{"uri": "a.m3u8", "userId": "\#(String(repeating: "u", count: 2049))"}"#, fail(.invalidArgument, "'userId'")),
+        Row("open", #"{"uri": "a.m3u8", "originalUrl": "\#(String(repeating: "o", count: 2049))"}"#, fail(.invalidArgument, "'originalUrl'")),
+        Row("open", #"{"uri": "a.m3u8", "contentId": "\#(String(repeating: "c", count: 2049))"}"#, fail(.invalidArgument, "'contentId'")),
+        Row("open", #"{"uri": "a.m3u8", "userId": 7}"#, fail(.invalidArgument, "'userId'")),
+        Row("open", #"{"uri": "a.m3u8", "originalUrl": ["https://portal.example/"]}"#, fail(.invalidArgument, "'originalUrl'")),
+        Row("open", #"{"uri": "a.m3u8", "watched": "120"}"#, fail(.invalidArgument, "'watched'")),
+        Row("open", #"{"uri": "a.m3u8", "watched": -0.001}"#, fail(.invalidArgument, "'watched'")),
+        Row("open", #"{"uri": "a.m3u8", "watched": 1e999}"#, fail(.invalidJSON)),
+        Row("open", #"{"uri": "a.m3u8", "userID": "u-1"}"#, fail(.invalidArgument, "'userID'")),
         Row("open", #"{"uri": 5}"#, fail(.invalidArgument, "'uri'")),
         Row("open", #"{"uri": null}"#, fail(.invalidArgument, "'uri'")),
         Row("open", #"{}"#, fail(.invalidArgument, "'uri'")),
@@ -168,6 +206,26 @@ final class CommandDecodingTests: XCTestCase {
         Row("set", #"{"subtitleStyle": {"color": "yellow"}}"#, fail(.invalidArgument, "#RRGGBBAA")),
         Row("set", #"{"subtitleStyle": {"size": 0.05}}"#, fail(.invalidArgument, "'size'")),
         Row("set", #"{"subtitleStyle": 0.05}"#, fail(.invalidArgument, "'subtitleStyle'")),
+        // set: the A-B loop; {"a", "b"} in seconds, 0 <= a, b - a >= 0.1; null ends it
+        Row("set", #"{"abLoop": {"a": 10, "b": 20}}"#, setting { $0.abLoop = ABLoop(a: 10, b: 20) }),
+        Row("set", #"{"abLoop": {"a": 0, "b": 0.1}}"#, setting { $0.abLoop = ABLoop(a: 0, b: 0.1) }),
+        Row("set", #"{"abLoop": {"a": 2.5, "b": 3600}, "rate": 2}"#, setting { $0.abLoop = ABLoop(a: 2.5, b: 3600); $0.rate = 2 }),
+        Row("set", #"{"abLoop": null}"#, setting { $0.clearsABLoop = true }),
+        Row("set", #"{"abLoop": null, "volume": 1}"#, setting { $0.clearsABLoop = true; $0.volume = 1 }),
+        Row("set", #"{"abLoop": {"a": -1, "b": 5}}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": {"a": -0.01, "b": 5}}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": {"a": 20, "b": 10}}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": {"a": 5, "b": 5}}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": {"a": 1, "b": 1.05}}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": {"a": 1}}"#, fail(.invalidArgument, "'abLoop.b'")),
+        Row("set", #"{"abLoop": {"b": 1}}"#, fail(.invalidArgument, "'abLoop.a'")),
+        Row("set", #"{"abLoop": {}}"#, fail(.invalidArgument, "'abLoop.a'")),
+        Row("set", #"{"abLoop": {"a": "1", "b": 2}}"#, fail(.invalidArgument, "'abLoop.a'")),
+        Row("set", #"{"abLoop": {"a": 1, "b": null}}"#, fail(.invalidArgument, "'abLoop.b'")),
+        Row("set", #"{"abLoop": {"a": 1, "b": 2, "c": 3}}"#, fail(.invalidArgument, "'c'")),
+        Row("set", #"{"abLoop": [1, 2]}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": true}"#, fail(.invalidArgument, "'abLoop'")),
+        Row("set", #"{"abLoop": {"a": 1, "b": 1e999}}"#, fail(.invalidJSON)),
 
         // variant / audio
         Row("variant", #"{"id": "auto"}"#, .command(.variant(decoded(VariantRequest.self, #"{"id": "auto"}"#)))),
@@ -289,8 +347,43 @@ final class CommandDecodingTests: XCTestCase {
         Row("watermark", #"{"text": "a", "color": 16777215}"#, fail(.invalidArgument, "'color'")),
         Row("watermark", #"{"text": "a", "font": "Sans"}"#, fail(.invalidArgument, "'font'")),
 
+        // queue.set (PUT /v1/queue): "items" (open bodies, at most 1000) is required; "loop" defaults to false
+        Row("queue.set", #"{"items": [{"uri": "/media/a.mp4"}, {"uri": "/media/b.mp4", "start": 5, "contentId": "c-2"}], "loop": true}"#,
+            .command(.queueSet(QueueRequest(items: [item("/media/a.mp4"), item("/media/b.mp4") { $0.start = 5; $0.contentId = "c-2" }],
+                                            loop: true)))),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4"}]}"#, .command(.queueSet(QueueRequest(items: [OpenRequest(uri: "a.mp4")])))),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4"}], "loop": false}"#, .command(.queueSet(QueueRequest(items: [OpenRequest(uri: "a.mp4")])))),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4", "userId": "u-1", "watched": 30}], "loop": null}"#,
+            .command(.queueSet(QueueRequest(items: [item("a.mp4") { $0.userId = "u-1"; $0.watched = 30 }])))),
+        // An empty list is valid: it clears the queue.
+        Row("queue.set", #"{"items": []}"#, .command(.queueSet(QueueRequest(items: [])))),
+        Row("queue.set", #"{"items": [], "loop": true}"#, .command(.queueSet(QueueRequest(items: [], loop: true)))),
+        Row("queue.set", queueBody(count: QueueRequest.maxItems), .command(.queueSet(queue(count: QueueRequest.maxItems)))),
+        Row("queue.set", queueBody(count: QueueRequest.maxItems + 1), fail(.invalidArgument, "1000")),
+        Row("queue.set", #"{"items": [], "shuffle": true}"#, fail(.invalidArgument, "'shuffle'")),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4", "title": "A"}]}"#, fail(.invalidArgument, "'title'")),
+        Row("queue.set", #"{}"#, fail(.invalidArgument, "'items'")),
+        Row("queue.set", "", fail(.invalidArgument, "'items'")),
+        Row("queue.set", #"{"loop": true}"#, fail(.invalidArgument, "'items'")),
+        Row("queue.set", #"{"items": null}"#, fail(.invalidArgument, "'items'")),
+        Row("queue.set", #"{"items": {"uri": "a.mp4"}}"#, fail(.invalidArgument, "'items'")),
+        Row("queue.set", #"{"items": ["a.mp4"]}"#, fail(.invalidArgument, "'items.[0]'")),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4"}, {"start": 1}]}"#, fail(.invalidArgument, "'items.[1].uri'")),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4"}, {"uri": " "}]}"#, fail(.invalidArgument, "'uri'")),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4", "watched": -5}]}"#, fail(.invalidArgument, "'watched'")),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4"}], "loop": "yes"}"#, fail(.invalidArgument, "'loop'")),
+        Row("queue.set", #"{"items": [{"uri": "a.mp4"}]"#, fail(.invalidJSON)),
+        Row("queue.set", #"[{"uri": "a.mp4"}]"#, fail(.invalidArgument)),
+        // queue.next, queue.previous: no arguments
+        Row("queue.next", "", .command(.queueNext)),
+        Row("queue.next", "{}", .command(.queueNext)),
+        Row("queue.previous", "", .command(.queuePrevious)),
+        Row("queue.previous", "{}", .command(.queuePrevious)),
+
         // unknown names
         Row("rewind", "{}", fail(.invalidArgument, "'rewind'")),
+        Row("queue", "{}", fail(.invalidArgument, "'queue'")),
+        Row("queue.skip", "{}", fail(.invalidArgument, "'queue.skip'")),
         Row("Play", "", fail(.invalidArgument, "'Play'")),
         Row("", "", fail(.invalidArgument)),
     ]
@@ -323,12 +416,35 @@ final class CommandDecodingTests: XCTestCase {
             "open": #"{"uri": "a.mp4"}"#, "seek": #"{"position": 1}"#, "set": "{}",
             "variant": #"{"id": "auto"}"#, "audio": #"{"id": "audio-1"}"#, "subtitle": #"{"id": null}"#,
             "pip.start": #"{"uri": "b.mp4"}"#, "pip.update": #"{"muted": false}"#, "watermark": #"{"text": "LIVE"}"#,
+            "queue.set": #"{"items": [{"uri": "a.mp4"}]}"#,
         ]
         XCTAssertEqual(Set(Command.names).count, Command.names.count, "names are unique")
         for name in Command.names {
             let command = try Command.decode(name: name, arguments: Data((args[name] ?? "").utf8))
             XCTAssertEqual(command.name, name)
         }
+    }
+
+    func testQueueCommandNames() {
+        for name in ["queue.set", "queue.next", "queue.previous"] {
+            XCTAssertTrue(Command.names.contains(name), name)
+        }
+        XCTAssertEqual(Command.queueSet(QueueRequest(items: [])).name, "queue.set")
+        XCTAssertEqual(Command.queueNext.name, "queue.next")
+        XCTAssertEqual(Command.queuePrevious.name, "queue.previous")
+        XCTAssertEqual(QueueRequest.maxItems, 1000)
+    }
+
+    func testSettingsPatchTellsAClearedABLoopFromNone() throws {
+        let cleared = try JSONCoding.decodeBody(SettingsPatch.self, from: Data(#"{"abLoop": null}"#.utf8))
+        XCTAssertNil(cleared.abLoop)
+        XCTAssertTrue(cleared.clearsABLoop)
+        let untouched = try JSONCoding.decodeBody(SettingsPatch.self, from: Data(#"{"volume": 1}"#.utf8))
+        XCTAssertNil(untouched.abLoop)
+        XCTAssertFalse(untouched.clearsABLoop, "a patch without abLoop leaves the loop alone")
+        let armed = try JSONCoding.decodeBody(SettingsPatch.self, from: Data(#"{"abLoop": {"a": 1, "b": 2}}"#.utf8))
+        XCTAssertEqual(armed.abLoop, ABLoop(a: 1, b: 2))
+        XCTAssertFalse(armed.clearsABLoop)
     }
 
     func testSubtitleRequestEncodesExplicitNull() {

@@ -36,10 +36,14 @@ final class EventEncodingTests: XCTestCase {
         Row(.seek(SeekUpdate(position: 12.5, exact: false)), "seek", #"{"position": 12.5, "exact": false}"#, latestValue: false),
         Row(.settings(SettingsUpdate(rate: 1.5, volume: 0.5, muted: true, audioDelay: -0.1, repeat: .one)), "settings",
             ##"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one","##
-            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}}"##, latestValue: true),
+            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "abLoop": null}"##, latestValue: true),
         Row(.settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, subtitleStyle: styled)), "settings",
             ##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
-            + ##" "subtitleStyle": {"fontSize": 0.08, "color": "#FFFF0080", "align": "top"}}"##, latestValue: true),
+            + ##" "subtitleStyle": {"fontSize": 0.08, "color": "#FFFF0080", "align": "top"}, "abLoop": null}"##, latestValue: true),
+        Row(.settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, abLoop: ABLoop(a: 10, b: 20.5))), "settings",
+            ##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
+            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "abLoop": {"a": 10, "b": 20.5}}"##,
+            latestValue: true),
         Row(.source(SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .hls, live: true, contentId: "c1")), "source",
             #"{"uri": "https://cdn.example/live/master.m3u8", "kind": "hls", "live": true, "contentId": "c1"}"#, latestValue: false),
         Row(.source(nil), "source", "null", latestValue: false),
@@ -65,6 +69,21 @@ final class EventEncodingTests: XCTestCase {
         Row(.cue(Cue(text: "Hello\nworld & $$x^2$$", start: 12.5, end: 15)), "cue",
             #"{"text": "Hello\nworld & $$x^2$$", "start": 12.5, "end": 15}"#, latestValue: true),
         Row(.cue(nil), "cue", "null", latestValue: true),
+        // The queue: latest-value; null once it is cleared or ended by an outside open.
+        Row(.queue(QueueInfo(items: [QueueInfo.Item(uri: "/media/a.mp4", contentId: "c-1"), QueueInfo.Item(uri: "/media/b.mp4", contentId: nil)],
+                             index: 1, loop: true)), "queue",
+            #"{"items": [{"uri": "/media/a.mp4", "contentId": "c-1"}, {"uri": "/media/b.mp4"}], "index": 1, "loop": true}"#,
+            latestValue: true),
+        Row(.queue(QueueInfo(items: [QueueInfo.Item(uri: "https://cdn.example/a.m3u8", contentId: nil)], index: nil, loop: false)), "queue",
+            #"{"items": [{"uri": "https://cdn.example/a.m3u8"}], "index": null, "loop": false}"#, latestValue: true),
+        Row(.queue(nil), "queue", "null", latestValue: true),
+        // Analytics delivery outcomes: every one counts, none replaces another.
+        Row(.analytics(AnalyticsUpdate(seq: 7, event: .begin, outcome: .sent, reason: nil, pending: 0)), "analytics",
+            #"{"seq": 7, "event": "begin", "outcome": "sent", "pending": 0}"#, latestValue: false),
+        Row(.analytics(AnalyticsUpdate(seq: 8, event: .playing, outcome: .retrying, reason: "HTTP 503", pending: 3)), "analytics",
+            #"{"seq": 8, "event": "playing", "outcome": "retrying", "reason": "HTTP 503", "pending": 3}"#, latestValue: false),
+        Row(.analytics(AnalyticsUpdate(seq: 9, event: .end, outcome: .failed, reason: "HTTP 400", pending: 2)), "analytics",
+            #"{"seq": 9, "event": "end", "outcome": "failed", "reason": "HTTP 400", "pending": 2}"#, latestValue: false),
     ]
 
     static var styled: SubtitleStyle {
@@ -109,14 +128,15 @@ final class EventEncodingTests: XCTestCase {
 final class SnapshotEncodingTests: XCTestCase {
     static let contractKeys: Set<String> = [
         "state", "source", "position", "duration", "rate", "volume", "muted", "audioDelay", "buffering",
-        "seekable", "live", "tracks", "variants", "variant", "repeat", "abLoop", "pip", "watermark", "subtitleStyle", "cue", "error",
+        "seekable", "live", "tracks", "variants", "variant", "repeat", "abLoop", "pip", "watermark", "subtitleStyle", "cue", "queue",
+        "error",
     ]
 
     func testIdleSnapshotHasEveryKeyWithExplicitNulls() {
         let data = JSONCoding.encode(PlayerSnapshot())
         XCTAssertEqual(jsonKeys(data), Self.contractKeys)
         let text = String(decoding: data, as: UTF8.self)
-        for key in ["source", "position", "duration", "seekable", "live", "abLoop", "pip", "watermark", "cue", "error"] {
+        for key in ["source", "position", "duration", "seekable", "live", "abLoop", "pip", "watermark", "cue", "queue", "error"] {
             XCTAssertTrue(text.contains(#""\#(key)":null"#), "\(key) must be an explicit null: \(text)")
         }
         assertJSONEqual(data, """
@@ -126,7 +146,7 @@ final class SnapshotEncodingTests: XCTestCase {
              "tracks": {"audio": [], "video": [], "subtitle": []},
              "variants": [], "variant": {"mode": "auto", "selected": null, "current": null},
              "repeat": "none", "abLoop": null, "pip": null, "watermark": null,
-             "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "cue": null, "error": null}
+             "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "cue": null, "queue": null, "error": null}
             """)
     }
 
@@ -147,6 +167,8 @@ final class SnapshotEncodingTests: XCTestCase {
          "watermark": {"text": "LIVE", "size": 0.04, "color": "#FF000080", "position": "top-right", "interval": 10, "opacity": 1},
          "subtitleStyle": {"fontSize": 0.07, "color": "#FFFF00FF", "align": "top"},
          "cue": {"text": "Bonjour", "start": 11, "end": 13.5},
+         "queue": {"items": [{"uri": "https://cdn.example/live/master.m3u8", "contentId": "ch-1"}, {"uri": "file:///media/next.mp4"}],
+                   "index": 0, "loop": false},
          "error": {"code": "network_error", "message": "timed out"}}
         """
 
@@ -162,6 +184,10 @@ final class SnapshotEncodingTests: XCTestCase {
         XCTAssertEqual(snapshot.subtitleStyle.fontSize, 0.07)
         XCTAssertEqual(snapshot.subtitleStyle.align, .top)
         XCTAssertEqual(snapshot.cue, Cue(text: "Bonjour", start: 11, end: 13.5))
+        XCTAssertEqual(snapshot.abLoop, ABLoop(a: 10, b: 20))
+        XCTAssertEqual(snapshot.queue, QueueInfo(items: [QueueInfo.Item(uri: "https://cdn.example/live/master.m3u8", contentId: "ch-1"),
+                                                         QueueInfo.Item(uri: "file:///media/next.mp4", contentId: nil)],
+                                                 index: 0, loop: false))
         let data = JSONCoding.encode(snapshot)
         assertJSONEqual(data, Self.full)
         XCTAssertEqual(try JSONDecoder().decode(PlayerSnapshot.self, from: data), snapshot)
@@ -183,6 +209,49 @@ final class SnapshotEncodingTests: XCTestCase {
         // A watermark names only the one of text and image it has.
         let keys = jsonKeys(JSONCoding.encode(WatermarkRequest(image: "/srv/logo.png")))
         XCTAssertEqual(keys, ["image", "size", "color", "position", "interval", "opacity"])
+    }
+
+    func testQueueInfoShape() {
+        // GET /v1/queue without a queue: an empty one, its index an explicit null.
+        XCTAssertEqual(encodedText(QueueInfo(items: [], index: nil, loop: false)), #"{"index":null,"items":[],"loop":false}"#)
+        // An item names its contentId only when it has one.
+        let info = QueueInfo(items: [QueueInfo.Item(uri: "/media/a b.mp4", contentId: nil), QueueInfo.Item(uri: "b.mp4", contentId: "c-2")],
+                             index: 0, loop: true)
+        XCTAssertEqual(encodedText(info), #"{"index":0,"items":[{"uri":"/media/a b.mp4"},{"contentId":"c-2","uri":"b.mp4"}],"loop":true}"#)
+        XCTAssertEqual(try JSONDecoder().decode(QueueInfo.self, from: JSONCoding.encode(info)), info)
+        var snapshot = PlayerSnapshot()
+        snapshot.queue = info
+        XCTAssertTrue(encodedText(snapshot).contains(#""queue":{"index":0,"#), encodedText(snapshot))
+    }
+
+    func testAnalyticsStatusShape() {
+        // Without --analytics-url: no url, nothing pending; optional keys are left out.
+        XCTAssertEqual(encodedText(AnalyticsStatus(enabled: false, url: nil, interval: 180, pending: 0, sent: 0, failed: 0, dropped: 0,
+                                                   lastError: nil)),
+                       #"{"dropped":0,"enabled":false,"failed":0,"interval":180,"pending":0,"sent":0}"#)
+        let status = AnalyticsStatus(enabled: true, url: "http://127.0.0.1:9000/collect", interval: 30, pending: 4, sent: 10, failed: 1,
+                                     dropped: 2, lastError: "connection refused")
+        assertJSONEqual(JSONCoding.encode(status), """
+            {"enabled": true, "url": "http://127.0.0.1:9000/collect", "interval": 30, "pending": 4, "sent": 10, "failed": 1,
+             "dropped": 2, "lastError": "connection refused"}
+            """)
+        XCTAssertEqual(try JSONDecoder().decode(AnalyticsStatus.self, from: JSONCoding.encode(status)), status)
+    }
+
+    func testAnalyticsEventShape() {
+        var event = AnalyticsEvent(event: .playing, time: "2026-11-30T14:00:00.000Z", contentId: "c-9", userId: "u-1",
+                                   originalUrl: "https://portal.example/w/9", uri: "https://cdn.example/a.m3u8",
+                                   position: 61.5, duration: 3600, watched: 181.5, rate: 1)
+        event.seq = 42
+        assertJSONEqual(JSONCoding.encode(event), """
+            {"event": "playing", "seq": 42, "time": "2026-11-30T14:00:00.000Z", "contentId": "c-9", "userId": "u-1",
+             "originalUrl": "https://portal.example/w/9", "uri": "https://cdn.example/a.m3u8", "position": 61.5, "duration": 3600,
+             "watched": 181.5, "rate": 1}
+            """)
+        XCTAssertFalse(encodedText(event).contains(#"\/"#))
+        let bare = AnalyticsEvent(event: .begin, time: "2026-11-30T14:00:00.000Z", contentId: nil, userId: nil, originalUrl: nil,
+                                  uri: "demo://", position: nil, duration: nil, watched: 0, rate: 1)
+        XCTAssertEqual(jsonKeys(JSONCoding.encode(bare)), ["event", "time", "uri", "watched", "rate"])
     }
 
     func testEveryStateEncodesAsItsContractName() {

@@ -33,6 +33,12 @@ final class RoutesTests: XCTestCase {
         Row("PUT", "/v1/overlays/watermark", found("PUT", "/v1/overlays/watermark", .command("watermark"))),
         Row("DELETE", "/v1/overlays/watermark", found("DELETE", "/v1/overlays/watermark", .command("watermark.remove"))),
         Row("GET", "/v1/snapshot.jpg", found("GET", "/v1/snapshot.jpg", .snapshotImage)),
+        Row("GET", "/v1/analytics", found("GET", "/v1/analytics", .analyticsStatus)),
+        Row("DELETE", "/v1/analytics", found("DELETE", "/v1/analytics", .analyticsDrop)),
+        Row("GET", "/v1/queue", found("GET", "/v1/queue", .queue)),
+        Row("PUT", "/v1/queue", found("PUT", "/v1/queue", .command("queue.set"))),
+        Row("POST", "/v1/queue/next", found("POST", "/v1/queue/next", .command("queue.next"))),
+        Row("POST", "/v1/queue/previous", found("POST", "/v1/queue/previous", .command("queue.previous"))),
         Row("GET", "/v1/events", found("GET", "/v1/events", .events)),
         Row("GET", "/healthz", found("GET", "/healthz", .health)),
         Row("GET", "/metrics", found("GET", "/metrics", .metrics)),
@@ -60,6 +66,10 @@ final class RoutesTests: XCTestCase {
         Row("POST", "/v1/overlays/watermark", .methodNotAllowed(allowed: ["PUT", "DELETE"])),
         Row("PATCH", "/v1/overlays/watermark", .methodNotAllowed(allowed: ["PUT", "DELETE"])),
         Row("POST", "/v1/snapshot.jpg", .methodNotAllowed(allowed: ["GET"])),
+        Row("POST", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT"])),
+        Row("DELETE", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT"])),
+        Row("GET", "/v1/queue/next", .methodNotAllowed(allowed: ["POST"])),
+        Row("POST", "/v1/analytics", .methodNotAllowed(allowed: ["GET", "DELETE"])),
         // No such path. libsoup matches by prefix, so prefixes and extensions must not match.
         Row("GET", "/", .notFound),
         Row("GET", "", .notFound),
@@ -77,6 +87,8 @@ final class RoutesTests: XCTestCase {
         Row("PUT", "/v1/overlays/text", .notFound),
         Row("POST", "/v1/pip/start", .notFound),
         Row("POST", "/v1/pipswap", .notFound),
+        Row("POST", "/v1/queue/skip", .notFound),
+        Row("GET", "/v1/queues", .notFound),
     ] }
 
     func testMatchRows() {

@@ -74,13 +74,14 @@ final class OpenAPIDocumentTests: XCTestCase {
         .source(nil), .variants([]), .variant(VariantState()), .live(LiveInfo(edge: 10, behind: 0, window: 10)),
         .reconnecting(ReconnectingUpdate(attempt: 1, delay: 1, reason: "eof")),
         .pip(nil), .watermark(nil), .cue(nil),
-        .analytics(AnalyticsUpdate(seq: 1, event: .begin, outcome: .sent, reason: nil, pending: 0)), .error(APIError(.mediaError, "m")), .eos,
+        .analytics(AnalyticsUpdate(seq: 1, event: .begin, outcome: .sent, reason: nil, pending: 0)), .queue(nil),
+        .error(APIError(.mediaError, "m")), .eos,
     ]
 
     static func eventTypeName(_ event: PlayerEvent) -> String {
         switch event {
         case .snapshot, .state, .position, .buffering, .tracks, .seek, .settings, .source, .variants, .variant, .live,
-             .reconnecting, .pip, .watermark, .cue, .analytics, .error, .eos:
+             .reconnecting, .pip, .watermark, .cue, .analytics, .queue, .error, .eos:
             return event.type
         }
     }
@@ -149,10 +150,15 @@ final class OpenAPIDocumentTests: XCTestCase {
         full.pip = PipInfo(uri: "file:///media/b.mp4", state: .playing, rect: .defaultInset, muted: true, swapped: false)
         full.watermark = WatermarkRequest(text: "LIVE")
         full.cue = Cue(text: "Hello", start: 1, end: 2)
+        full.abLoop = ABLoop(a: 1, b: 2)
+        full.queue = QueueInfo(items: [QueueInfo.Item(uri: "a.mp4", contentId: nil)], index: 0, loop: false)
         let settings = SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)
+        let looping = SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, abLoop: ABLoop(a: 1, b: 2))
         let cases: [(String, Data)] = [
             ("PlayerSnapshot", JSONCoding.encode(PlayerSnapshot())), ("PlayerSnapshot", JSONCoding.encode(full)),
-            ("SettingsUpdate", JSONCoding.encode(settings)),
+            ("SettingsUpdate", JSONCoding.encode(settings)), ("SettingsUpdate", JSONCoding.encode(looping)),
+            ("ABLoop", JSONCoding.encode(full.abLoop)),
+            ("QueueInfo", JSONCoding.encode(full.queue)), ("QueueInfo", JSONCoding.encode(QueueInfo(items: [], index: nil, loop: false))),
             ("PipInfo", JSONCoding.encode(full.pip)), ("Cue", JSONCoding.encode(full.cue)),
             ("SubtitleStyle", JSONCoding.encode(SubtitleStyle())),
         ]
