@@ -32,6 +32,8 @@ public final class AnalyticsReporter {
     var onUpdate: ((AnalyticsUpdate) -> Void)?
 
     private var inFlight: FetchHandle?
+    /// Bumped by `dropPending`: the outcome of a post sent before it no longer matters.
+    private var generation = 0
     private var retryTimer: OneShotTimer?
     private var backoffSeconds: Double = 0
     private(set) var lastError: String?
@@ -69,6 +71,7 @@ public final class AnalyticsReporter {
 
     func dropPending() throws -> Int {
         let dropped = try outbox.dropPending()
+        generation += 1
         retryTimer?.cancel()
         retryTimer = nil
         backoffSeconds = 0
@@ -93,8 +96,16 @@ public final class AnalyticsReporter {
             return
         }
         event.seq = Int(next.seq)
+        let sentIn = generation
         inFlight = fetcher.post(configuration.url, body: JSONCoding.encode(event), contentType: "application/json") { [weak self] result in
-            self?.finished(next, kind: event.event, result: result)
+            guard let self else { return }
+            guard sentIn == self.generation else {
+                // Dropped while it was on its way: nothing to record; go on with what is pending.
+                self.inFlight = nil
+                self.deliverNext()
+                return
+            }
+            self.finished(next, kind: event.event, result: result)
         }
     }
 

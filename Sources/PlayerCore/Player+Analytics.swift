@@ -54,6 +54,11 @@ extension Player {
         guard let session else { return }
         switch state {
         case .playing:
+            if session.analyticsEnded {
+                // Played again after the end: a new viewing of the same content.
+                session.analyticsBegan = false
+                session.analyticsEnded = false
+            }
             if !session.analyticsBegan {
                 session.analyticsBegan = true
                 recordAnalytics(.begin)
@@ -73,10 +78,12 @@ extension Player {
     /// A session going away (stop, a new open, an error): its `end`, its resume point.
     func endContentSession() {
         stopContentTimers()
-        guard let session, session.analyticsBegan, !session.analyticsEnded else { return }
+        guard let session, !session.analyticsEnded else { return }
+        // Saved even when it never played (opened paused, seeked, stopped).
+        saveResumePoint(finished: machine.state == .ended)
+        guard session.analyticsBegan else { return }
         session.analyticsEnded = true
         recordAnalytics(.end)
-        saveResumePoint(finished: machine.state == .ended)
     }
 
     private func startContentTimers() {
@@ -112,7 +119,7 @@ extension Player {
     }
 
     /// Saves where the content is (the start again once it was watched to the end).
-    private func saveResumePoint(finished: Bool = false) {
+    func saveResumePoint(finished: Bool = false) {
         guard let store = resumeStore, let session, let contentId = session.source.info.contentId else { return }
         let position = finished ? 0 : (session.position ?? 0)
         do {

@@ -143,6 +143,8 @@ public final class Player {
 
     func open(_ original: OpenRequest, fromQueue: Bool = false) throws(APIError) {
         var request = original
+        // Reopening what plays: its point is saved first, so the new open resumes from it.
+        saveResumePoint()
         (request.start, request.watched) = resumePoint(for: original)
         var resolved = try configuration.resolver.resolve(request)
         // Read before anything changes: a bad subtitle file refuses the whole open and the

@@ -53,7 +53,8 @@ enum ServeCommand {
         do {
             storage = try DaemonStorage(directory: dataDirectory)
         } catch {
-            throw UsageError("cannot open the database in \(dataDirectory): \(error)")
+            // Not a usage error: the operator must look at the file (exit 1, no usage hint).
+            throw StartupError(message: "cannot open the database in \(dataDirectory): \(error)")
         }
         let timeshiftFolder = URL(fileURLWithPath: dataDirectory).appendingPathComponent("timeshift", isDirectory: true)
         // Rings are per session; what a previous run left (a crash) is of no use.
@@ -129,4 +130,10 @@ enum ServeCommand {
         }
         return path
     }
+}
+
+/// A start that cannot go on for a reason outside the command line (a damaged database).
+struct StartupError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

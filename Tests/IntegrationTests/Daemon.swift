@@ -6,7 +6,12 @@ import Glibc
 #endif
 
 /// A real `marquee serve` process on 127.0.0.1 port 0 with fake sinks and its own data
-/// directory, for one test. `stop()` sends SIGTERM and returns the exit status.
+/// directory, for one test. `stop()` sends SIGTERM and returns the exit status; `crash()`
+/// sends SIGKILL.
+///
+/// A restart on the same data directory: make one with `makeDataDirectory()`, pass it as
+/// `dataDirectory` to each daemon in turn and remove it yourself; a daemon given its
+/// directory never removes it.
 final class Daemon {
     let process = Process()
     let url: String
@@ -15,7 +20,19 @@ final class Daemon {
     /// The daemon's stderr (its log). A file, not a pipe: nobody reads a pipe while a test
     /// runs, and a full pipe would block the daemon's logging.
     let logURL: URL
+    /// False when the caller gave the data directory: it outlives this daemon.
+    private let ownsDataDirectory: Bool
     private let stdoutPipe = Pipe()
+
+    var pid: pid_t { process.processIdentifier }
+
+    /// A fresh, empty data directory under the temporary folder, for daemons that share it
+    /// (a restart). The caller removes it.
+    static func makeDataDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
 
     /// Where SwiftPM put the `marquee` binary: next to the test bundle.
     static var binary: String {
@@ -30,10 +47,22 @@ final class Daemon {
         return package.appendingPathComponent(".build/debug/marquee").path
     }
 
-    init(extraArguments: [String] = [], token: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        logURL = dataDirectory.appendingPathComponent("daemon.log")
+    /// `dataDirectory`: reuse this folder (what an earlier daemon left there: the database,
+    /// resume points, the analytics outbox) and keep it when this daemon stops; each daemon
+    /// then logs to its own `daemon-XXXXXXXX.log` in it. Without it, a new folder that `stop()`
+    /// removes.
+    init(dataDirectory reused: URL? = nil, extraArguments: [String] = [], token: String? = nil,
+         file: StaticString = #filePath, line: UInt = #line) throws {
+        if let reused {
+            dataDirectory = reused
+            ownsDataDirectory = false
+            try FileManager.default.createDirectory(at: reused, withIntermediateDirectories: true)
+            logURL = reused.appendingPathComponent("daemon-\(UUID().uuidString.prefix(8)).log")
+        } else {
+            dataDirectory = try Self.makeDataDirectory()
+            ownsDataDirectory = true
+            logURL = dataDirectory.appendingPathComponent("daemon.log")
+        }
         process.executableURL = URL(fileURLWithPath: Self.binary)
         var arguments = ["serve", "--listen", "127.0.0.1:0", "--video-sink", "fakevideosink", "--audio-sink", "fakeaudiosink",
                          "--data-dir", dataDirectory.path, "--log-level", "debug"]
@@ -93,15 +122,49 @@ final class Daemon {
         return process.terminationStatus
     }
 
+    /// SIGKILL (a crash: no clean-up, nothing flushed), then waits up to `timeout` s for the
+    /// process to exit. True when it is gone and SIGKILL is what ended it; false when it had
+    /// already exited on its own or did not go in time. Keeps the data directory.
+    @discardableResult
+    func crash(timeout: Double = 10) -> Bool {
+        guard process.isRunning else { return false }
+        let pid = process.processIdentifier
+        kill(pid, SIGKILL)
+        // waitid(WNOWAIT) sees the exit without reaping it (Foundation reaps it), and does not
+        // depend on descendants closing what they inherited.
+        let deadline = Date().addingTimeInterval(timeout)
+        var exited = false
+        while !exited && Date() < deadline {
+            #if os(Linux)
+            var info = siginfo_t()
+            let rc = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG)
+            if rc == 0, info._sifields._sigchld.si_pid == pid {
+                exited = true
+            } else if rc != 0, errno == ECHILD {
+                exited = true  // already reaped
+            } else {
+                usleep(10_000)
+            }
+            #else
+            exited = !process.isRunning
+            if !exited { usleep(10_000) }
+            #endif
+        }
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else { return false }
+        return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+    }
+
     private func removeDataDirectory() {
-        guard finalLog == nil, ProcessInfo.processInfo.environment["MARQUEE_KEEP_TEST_DATA"] != "1" else { return }
+        guard finalLog == nil else { return }
         finalLog = log
+        guard ownsDataDirectory, ProcessInfo.processInfo.environment["MARQUEE_KEEP_TEST_DATA"] != "1" else { return }
         try? FileManager.default.removeItem(at: dataDirectory)
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        try? FileManager.default.removeItem(at: dataDirectory)
+        if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 
     // MARK: Helpers for tests
