@@ -99,6 +99,27 @@ final class ResumeTests: XCTestCase {
         try stop(daemon)
     }
 
+    /// Regressions: reopening the content that plays resumes from where it is (its point is
+    /// saved before the new open reads it), and a session that never played (opened paused,
+    /// seeked, stopped) still saves its point.
+    func testReopeningWhatPlaysAndStoppingUnplayedSessionsKeepThePoint() throws {
+        let daemon = try Daemon()
+        self.daemon = daemon
+        let clip = try MediaFixtures.mp4(seconds: 20)
+        _ = try open(daemon, clip, contentId: "film-3", userId: "carol", autoplay: true)
+        _ = try daemon.waitFor("3 s played", timeout: 10) { ($0.position ?? 0) >= 3.0 }
+        var s = try open(daemon, clip, contentId: "film-3", userId: "carol", autoplay: false)
+        XCTAssertGreaterThan(try XCTUnwrap(s.position), 3.0 - Self.keyframeSlack, "reopened where it played: \(s)")
+        XCTAssertGreaterThanOrEqual(watched(s) ?? 0, 2.5, "with its watched time: \(s)")
+
+        let (status, seeked) = try daemon.post("/v1/player/seek?wait=paused", ["position": 9.0])
+        XCTAssertEqual(status, 200, "\(seeked)")
+        try stop(daemon)
+        s = try open(daemon, clip, contentId: "film-3", userId: "carol", autoplay: false)
+        XCTAssertEqual(try XCTUnwrap(s.position), 9.0, accuracy: Self.keyframeSlack, "a paused, seeked, stopped session saved its point: \(s)")
+        try stop(daemon)
+    }
+
     func testResumePointAndWatchedSurviveADaemonRestart() throws {
         let directory = try Daemon.makeDataDirectory()
         sharedDataDirectory = directory
