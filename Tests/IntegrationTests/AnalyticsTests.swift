@@ -283,6 +283,23 @@ final class AnalyticsTests: XCTestCase {
         XCTAssertFalse(updates.contains { $0["outcome"] as? String == "retrying" }, "a 4xx is never retried: \(updates)")
     }
 
+    /// Playing again after the end is a new viewing: `begin` … `end` again, never `playing`
+    /// after an `end` without a `begin` in between.
+    func testPlayingAgainAfterTheEndBeginsANewViewing() throws {
+        let daemon = try startDaemon(interval: 60)
+        let clip = try MediaFixtures.mp4(seconds: 2)
+        var (status, s) = try daemon.post("/v1/player/open?wait=playing", openBody(clip))
+        XCTAssertEqual(status, 200, "\(s)")
+        _ = try daemon.waitFor("the end", timeout: 10) { $0.state == "ended" }
+        (status, s) = try daemon.post("/v1/player/play?wait=playing")
+        XCTAssertEqual(status, 200, "\(s)")
+        (status, s) = try daemon.post("/v1/player/stop")
+        XCTAssertEqual(status, 200, "\(s)")
+        let (_, done) = collector.waitFor(timeout: 5) { $0.filter { $0.event == "end" }.count >= 2 }
+        XCTAssertTrue(done, "\(collector.posts.map { $0.event ?? "?" })")
+        XCTAssertEqual(collector.posts.compactMap(\.event), ["begin", "end", "begin", "end"])
+    }
+
     // MARK: A collector that is down
 
     func testACollectorThatIsDownNeverBlocksPlaybackAndPendingCanBeDropped() throws {
