@@ -28,7 +28,7 @@ extension OpenAPIDocument {
        "put":{
         "operationId":"setQueue",
         "summary":"Play a list",
-        "description":"Replaces the queue and starts its first item (WebSocket command `queue.set`). Every item is checked first (a missing file in any item is refused and nothing changes). At the end of an item the next one opens; after the last, `loop` (or `repeat: \"all\"`) starts again, otherwise the player ends. `repeat: \"one\"` repeats the item. An `open` from outside the queue ends it; an empty `items` clears it. Each item change is a `queue` event. Items follow each other through a new pipeline: expect a short gap (tens of ms), not a gapless join.",
+        "description":"Replaces the queue and starts its first item (WebSocket command `queue.set`). Every item is checked first (a missing file in any item is refused and nothing changes). At the end of an item the next one opens; after the last, `loop` (or `repeat: \"all\"`) starts again, otherwise the player ends. `repeat: \"one\"` repeats the item. An `open` from outside the queue ends it; an empty `items` clears it. Each item change is a `queue` event. From a local file to a plain local file (no `subtitle`, `start` or `timeshift`) the next item follows gaplessly (playbin3's about-to-finish; the state stays `playing`, no `eos`); other items open in a new pipeline at the end, a short gap.",
         "tags":["content"],
         "parameters":[{"$ref":"#/components/parameters/wait"},{"$ref":"#/components/parameters/timeout"}],
         "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/QueueRequest"}}}},

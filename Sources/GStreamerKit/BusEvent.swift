@@ -16,6 +16,9 @@ public enum BusEvent: Sendable, Equatable {
     case clockLost
     case latency
     case segmentDone
+    /// The pipeline started a new stream: after a gapless switch to the next URI (playbin3's
+    /// `about-to-finish`), the first buffers of the new one reached every sink.
+    case streamStart
     /// An application or element message, by structure name ("adaptive-streaming-statistics"),
     /// with the structure's string, number and boolean fields as text.
     case element(name: String, source: String, fields: [String: String])
@@ -73,6 +76,11 @@ public enum BusEvent: Sendable, Equatable {
             self = .latency
         case GST_MESSAGE_SEGMENT_DONE:
             self = .segmentDone
+        case GST_MESSAGE_STREAM_START:
+            // Bins post it once all their sinks have it; only the pipeline's own says the
+            // whole pipeline switched.
+            guard UnsafeMutableRawPointer(src) == pipeline else { return nil }
+            self = .streamStart
         case GST_MESSAGE_ELEMENT, GST_MESSAGE_APPLICATION:
             guard let s = gst_message_get_structure(message) else { return nil }
             var fields: [String: String] = [:]

@@ -10,7 +10,8 @@ import Timeshift
 @GLibActor
 final class PlaybackSession {
     let id: Int
-    let source: ResolvedSource
+    /// What plays; replaced when a queue goes on gaplessly to its next item.
+    var source: ResolvedSource
     let playbin: Element
     /// The intervideosink that hands frames to the output stage.
     let videoSink: Element
@@ -99,6 +100,12 @@ final class PlaybackSession {
     /// (and a renegotiation to its size) to get through the stage after preroll.
     var frameSettlesAt: ContinuousClock.Instant?
 
+    /// Gapless queue: the hook on playbin3's about-to-finish, the item it is armed with, and
+    /// whether playbin3 took it (the switch completes at the next STREAM_START).
+    var gapless: GaplessHook?
+    var gaplessNext: (index: Int, request: OpenRequest, source: ResolvedSource)?
+    var gaplessTaken = false
+
     /// Analytics: `begin` was recorded (the session reached playing), `end` too.
     var analyticsBegan = false
     var analyticsEnded = false
@@ -160,6 +167,8 @@ final class PlaybackSession {
         setupHook?.disconnect()
         setupHook = nil
         playbin.setState(.null)
+        gapless?.disconnect()
+        gapless = nil
         textTap?.disconnect()
         textTap = nil
     }

@@ -1,9 +1,13 @@
 import ControlAPI
+import GLibRuntime
+import GStreamerKit
 
-/// A playlist of open requests (`PUT /v1/queue`) played in order. At the end of an item the
-/// next one opens (a new pipeline: a short gap, see the note in docs/API.md); `loop` (or
-/// `repeat: "all"`) starts again after the last; `repeat: "one"` repeats the item. An open
-/// from outside the queue ends it.
+/// A playlist of open requests (`PUT /v1/queue`) played in order. From a local file to a
+/// plain local file (no subtitle file, start or timeshift) the next item follows gaplessly:
+/// playbin3 is given its URI in `about-to-finish` and the player switches its books at the
+/// next STREAM_START. Otherwise the next item opens in a new pipeline at the end (a short
+/// gap). `loop` (or `repeat: "all"`) starts again after the last; `repeat: "one"` repeats the
+/// item. An open from outside the queue ends it.
 struct PlayQueue {
     var items: [OpenRequest]
     var index: Int?
@@ -73,9 +77,10 @@ extension Player {
     /// queue it loops the queue instead).
     func updateRepeat() {
         setRepeatOne(settings.repeat == .one || (settings.repeat == .all && queue == nil))
+        armGapless()
     }
 
-    private func index(after current: Int, in queue: PlayQueue) -> Int? {
+    func index(after current: Int, in queue: PlayQueue) -> Int? {
         if current + 1 < queue.items.count { return current + 1 }
         return queueLoops ? 0 : nil
     }
@@ -87,6 +92,60 @@ extension Player {
         log.info("queue item", ["index": "\(index)", "uri": current.items[index].uri])
         try open(current.items[index], fromQueue: true)
         publish(.queue(current.info))
+        armGapless()
+    }
+
+    /// Gives the session the next item to continue with gaplessly, when both are plain
+    /// local files; otherwise nothing (the end of stream opens the next item).
+    func armGapless() {
+        guard let session, session.source.isLocalFile else { return }
+        if session.gapless == nil {
+            let sessionID = session.id
+            session.gapless = GaplessHook(playbin: session.playbin) { _ in
+                Task { @GLibActor [weak self] in self?.gaplessTaken(inSession: sessionID) }
+            }
+        }
+        session.gaplessNext = nil
+        session.gapless?.arm(nil)
+        guard !machine.repeatOne, let queue, let next = index(after: queue.index ?? -1, in: queue) else { return }
+        let request = queue.items[next]
+        guard request.subtitle == nil, request.start == nil, request.timeshift == nil, !request.needsRequestHeaders,
+              let resolved = try? configuration.resolver.resolve(request), resolved.isLocalFile else { return }
+        session.gaplessNext = (next, request, resolved)
+        session.gapless?.arm(resolved.playbackURI)
+    }
+
+    /// playbin3 took the next URI (streaming thread, hopped here).
+    private func gaplessTaken(inSession sessionID: Int) {
+        guard let session, session.id == sessionID, session.gaplessNext != nil else { return }
+        session.gaplessTaken = true
+    }
+
+    /// STREAM_START after a gapless switch: the next item plays now; the books follow.
+    func finishGaplessSwitch() {
+        guard let session, session.gaplessTaken, let next = session.gaplessNext, var current = queue else { return }
+        session.gaplessTaken = false
+        session.gaplessNext = nil
+        endContentSession()  // the item that ended: its `end` and resume point
+        var source = next.source
+        source.info.userId = next.request.userId
+        source.info.originalUrl = next.request.originalUrl
+        session.source = source
+        session.duration = nil
+        session.externalSubtitles = []
+        session.selectedExternalSubtitle = nil
+        session.analyticsBegan = false
+        session.analyticsEnded = false
+        lastSource = source.info
+        watchClock = WatchClock(alreadyWatched: resumePoint(for: next.request).watched ?? 0)
+        watchClock.playing(machine.state == .playing)
+        current.index = next.index
+        queue = current
+        log.info("queue item (gapless)", ["index": "\(next.index)", "uri": next.request.uri])
+        publish(.source(source.info))
+        publish(.queue(current.info))
+        contentSessionStateChanged(to: machine.state, from: machine.state)
+        armGapless()
     }
 
     private func requireQueue() throws(APIError) -> PlayQueue {

@@ -412,6 +412,8 @@ public final class Player {
             if name == "adaptive-streaming-statistics" { noteDownload(fields, in: session) }
         case .segmentDone:
             loopSegmentDone()
+        case .streamStart:
+            finishGaplessSwitch()
         }
     }
 

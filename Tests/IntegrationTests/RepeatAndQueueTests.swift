@@ -63,11 +63,18 @@ final class RepeatAndQueueTests: XCTestCase {
 
         // Round the loop: item 0, 1, then 0 again, each announced by a queue event.
         var indexes: [Int] = []
-        _ = try collectEvents(ws, timeout: 15) { events in
+        let events = try collectEvents(ws, timeout: 15) { events in
             indexes = events.filter { $0["type"] as? String == "queue" }.compactMap { ($0["data"] as? [String: Any])?["index"] as? Int }
             return indexes.count >= 3
         }
         XCTAssertEqual(Array(indexes.prefix(3)), [0, 1, 0], "queue events")
+        // Local files follow each other gaplessly: after the first item started, the player
+        // never leaves `playing` (no new pipeline, no `opening`, no `eos`) across the switches.
+        let firstQueueEvent = try XCTUnwrap(events.firstIndex { $0["type"] as? String == "queue" })
+        let later = events[events.index(after: firstQueueEvent)...]
+        let states = later.filter { $0["type"] as? String == "state" }.compactMap { ($0["data"] as? [String: Any])?["state"] as? String }
+        XCTAssertFalse(states.contains("opening"), "a gap between items: \(states)")
+        XCTAssertFalse(later.contains { $0["type"] as? String == "eos" }, "no end of stream between queued files")
         XCTAssertTrue(try daemon.snapshot().state == "playing" || daemon.snapshot().state == "opening")
 
         // Navigation.
