@@ -44,7 +44,8 @@ public final class AnalyticsCollector: @unchecked Sendable {
     public let port: Int
 
     public init() throws {
-        let (listener, port) = try CollectorCore.makeListener()
+        let (listener, port) = try makeLoopbackListener(backlog: 64) { AnalyticsCollectorError(message: $0) }
+        setNoSigPipe(listener)
         self.port = port
         core = CollectorCore(listener: listener)
         core.start()
@@ -125,36 +126,6 @@ private final class CollectorCore: @unchecked Sendable {
         }
     }
 
-    static func makeListener() throws -> (Int32, Int) {
-        #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw AnalyticsCollectorError(message: "socket: \(errnoText())") }
-        #if !os(Linux)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            let reason = errnoText()
-            close(fd)
-            throw AnalyticsCollectorError(message: "bind/listen on 127.0.0.1: \(reason)")
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     func start() {
         withLock { threads += 1 }
         let thread = Thread { [self] in
@@ -190,17 +161,8 @@ private final class CollectorCore: @unchecked Sendable {
     private func acceptLoop() {
         defer { close(listener) }
         while !isStopped {
-            var pfd = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 100) > 0 else { continue }
-            // Close-on-exec, or children of runProcess would inherit it. (accept4 is not
-            // visible to Swift without _GNU_SOURCE.)
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { continue }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            #if !os(Linux)
-            var one: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-            #endif
+            guard let fd = acceptConnection(listener, waitingMilliseconds: 100) else { continue }
+            setNoSigPipe(fd)
             let serial: Int? = withLock {
                 guard !stopped else { return nil }
                 connections.insert(fd)
@@ -254,7 +216,7 @@ private final class CollectorCore: @unchecked Sendable {
                     respond(fd, 413, keepAlive: false)
                     return
                 }
-                guard fill(fd, &buffer, to: length) else { return }
+                guard fill(fd, &buffer, to: length, stopped: { self.isStopped }) else { return }
                 body = Array(buffer[..<length])
                 buffer.removeFirst(length)
             }
@@ -286,23 +248,10 @@ private final class CollectorCore: @unchecked Sendable {
         // Split on the bytes: "\r\n" is one Character in Swift and would not match "\n".
         let lines = head.utf8.split(separator: 0x0A, omittingEmptySubsequences: true)
             .map { String(decoding: $0.last == 0x0D ? $0.dropLast() : $0[...], as: UTF8.self) }
-            .filter { !$0.isEmpty }
-        guard let requestLine = lines.first else { return nil }
-        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/") else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
-        var path = String(parts[1])
+        guard let request = parseRequestHead(lines) else { return nil }
+        var path = request.target
         if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
-        let tokens = (headers["connection"] ?? "").lowercased().split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        let keepAlive = parts[2] == "HTTP/1.0" ? tokens.contains("keep-alive") : !tokens.contains("close")
-        return Request(method: String(parts[0]), path: path, headers: headers, keepAlive: keepAlive)
+        return Request(method: request.method, path: path, headers: request.headers, keepAlive: request.keepAlive)
     }
 
     /// Reads until `buffer` holds a whole head; returns where it ends (before the blank
@@ -310,22 +259,10 @@ private final class CollectorCore: @unchecked Sendable {
     private func readHead(_ fd: Int32, into buffer: inout [UInt8]) -> (head: Int, next: Int)? {
         while true {
             if let end = findHeadEnd(buffer) { return end }
-            guard buffer.count <= Self.maxHeadBytes, receive(fd, into: &buffer) else { return nil }
-        }
-    }
-
-    private func findHeadEnd(_ buffer: [UInt8]) -> (head: Int, next: Int)? {
-        var index = 0
-        while index + 1 < buffer.count {
-            if buffer[index] == 0x0A {
-                if buffer[index + 1] == 0x0A { return (index, index + 2) }
-                if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
-                    return (index > 0 && buffer[index - 1] == 0x0D ? index - 1 : index, index + 3)
-                }
+            guard buffer.count <= Self.maxHeadBytes, receive(fd, into: &buffer, stopped: { self.isStopped }) else {
+                return nil
             }
-            index += 1
         }
-        return nil
     }
 
     /// Reads a chunked body (trailers skipped); nil when malformed, too large or cut off.
@@ -340,7 +277,7 @@ private final class CollectorCore: @unchecked Sendable {
                 while let trailer = readLine(fd, &buffer), !trailer.isEmpty {}
                 return body
             }
-            guard fill(fd, &buffer, to: size + 2) else { return nil }
+            guard fill(fd, &buffer, to: size + 2, stopped: { self.isStopped }) else { return nil }
             body += buffer[..<size]
             buffer.removeFirst(size + 2)
         }
@@ -354,83 +291,17 @@ private final class CollectorCore: @unchecked Sendable {
                 buffer.removeFirst(newline + 1)
                 return String(decoding: line, as: UTF8.self)
             }
-            guard buffer.count <= Self.maxHeadBytes, receive(fd, into: &buffer) else { return nil }
-        }
-    }
-
-    private func fill(_ fd: Int32, _ buffer: inout [UInt8], to count: Int) -> Bool {
-        while buffer.count < count {
-            guard receive(fd, into: &buffer) else { return false }
-        }
-        return true
-    }
-
-    /// One read; false on EOF, error or stop. Wakes every 100 ms to notice `stop()`.
-    private func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while !isStopped {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, 100)
-            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
-            guard ready > 0 else { return false }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                buffer += chunk[..<count]
-                return true
+            guard buffer.count <= Self.maxHeadBytes, receive(fd, into: &buffer, stopped: { self.isStopped }) else {
+                return nil
             }
-            if count < 0, errno == EINTR { continue }
-            return false
         }
-        return false
     }
 
     @discardableResult
     private func respond(_ fd: Int32, _ status: Int, keepAlive: Bool, extra: String = "") -> Bool {
         let body = (200..<300).contains(status) ? "{}" : "{\"error\":\"\(status)\"}"
-        let text = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: application/json\r\n"
-            + "Content-Length: \(body.utf8.count)\r\n" + extra
-            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n" + body
+        let text = responseHead(status, contentType: "application/json", contentLength: body.utf8.count, extra: extra,
+                                keepAlive: keepAlive) + body
         return sendAll(fd, Array(text.utf8))
     }
-
-    private static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 201: return "Created"
-        case 202: return "Accepted"
-        case 204: return "No Content"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 408: return "Request Timeout"
-        case 413: return "Content Too Large"
-        case 422: return "Unprocessable Content"
-        case 429: return "Too Many Requests"
-        case 500: return "Internal Server Error"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        case 504: return "Gateway Timeout"
-        default: return "Status \(status)"
-        }
-    }
 }
-
-private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    #if os(Linux)
-    let flags = Int32(MSG_NOSIGNAL)
-    #else
-    let flags: Int32 = 0  // SO_NOSIGPIPE is set on the socket
-    #endif
-    var sent = 0
-    while sent < bytes.count {
-        let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, flags) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { return false }
-        sent += count
-    }
-    return true
-}
-
-private func errnoText() -> String { String(cString: strerror(errno)) }

@@ -139,25 +139,14 @@ public final class LiveUDPSender: @unchecked Sendable {
         let fd = socket(AF_INET, SOCK_DGRAM, 0)
         #endif
         guard fd >= 0 else {
-            throw MediaFixtureError(fixture: "LiveUDPSender", message: "socket: \(String(cString: strerror(errno)))", stderr: "")
+            throw MediaFixtureError(fixture: "LiveUDPSender", message: "socket: \(errnoText())", stderr: "")
         }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
+        guard let port = bindToLoopback(fd) else {
             throw MediaFixtureError(
-                fixture: "LiveUDPSender", message: "bind to a UDP port on 127.0.0.1: \(String(cString: strerror(errno)))",
-                stderr: "")
+                fixture: "LiveUDPSender", message: "bind to a UDP port on 127.0.0.1: \(errnoText())", stderr: "")
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return port
     }
 
     private static func awaitExit(_ pid: pid_t, seconds: Double) -> Bool {

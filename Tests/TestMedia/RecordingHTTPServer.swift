@@ -44,7 +44,7 @@ public final class RecordingHTTPServer: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory),
               isDirectory.boolValue
         else { throw RecordingHTTPServerError(message: "root \(root.path) is not a directory") }
-        let (listener, port) = try ServerCore.makeListener()
+        let (listener, port) = try makeLoopbackListener(backlog: 128) { RecordingHTTPServerError(message: $0) }
         self.port = port
         core = ServerCore(root: root.standardizedFileURL, listener: listener)
         core.start()
@@ -148,35 +148,6 @@ private final class ServerCore: @unchecked Sendable {
         return try body()
     }
 
-    static func makeListener() throws -> (Int32, Int) {
-        #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw RecordingHTTPServerError(message: "socket: \(errnoText())") }
-        #if !os(Linux)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && listen(fd, 128) == 0
-                    && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            let reason = errnoText()
-            close(fd)
-            throw RecordingHTTPServerError(message: "bind/listen on 127.0.0.1: \(reason)")
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     func start() {
         lock.lock()
         acceptThreadRunning = true
@@ -225,16 +196,7 @@ private final class ServerCore: @unchecked Sendable {
             lock.unlock()
         }
         while !isStopped() {
-            // poll with a timeout: shutdown() on a listening socket does not wake
-            // accept() everywhere.
-            var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 100)
-            if ready <= 0 { continue }
-            // Close-on-exec, or gst-launch children of runProcess would inherit it.
-            // (accept4 is not visible to Swift without _GNU_SOURCE.)
-            let fd = accept(listener, nil, nil)
-            if fd < 0 { continue }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            guard let fd = acceptConnection(listener, waitingMilliseconds: 100) else { continue }
             configure(fd)
 
             lock.lock()
@@ -248,8 +210,8 @@ private final class ServerCore: @unchecked Sendable {
             lock.unlock()
             guard admitted else {
                 let body = "too many connections\n"
-                _ = sendAll(fd, Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8))
+                _ = sendAll(fd, Array((responseHead(503, contentType: "text/plain", contentLength: body.utf8.count,
+                                                    keepAlive: false) + body).utf8))
                 close(fd)
                 continue
             }
@@ -269,9 +231,7 @@ private final class ServerCore: @unchecked Sendable {
     private func configure(_ fd: Int32) {
         var on: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        #if !os(Linux)
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-        #endif
+        setNoSigPipe(fd)
         // A client that stops reading must not pin the thread forever.
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -363,37 +323,8 @@ private final class ServerCore: @unchecked Sendable {
         }
     }
 
-    private func findHeadEnd(_ buffer: [UInt8], from start: Int) -> (Int, Int)? {
-        var index = start
-        while index + 1 < buffer.count {
-            if buffer[index] == 0x0A {
-                if buffer[index + 1] == 0x0A { return (index, index + 2) }  // bare LF LF
-                if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A {
-                    return (index > 0 && buffer[index - 1] == 0x0D ? index - 1 : index, index + 3)
-                }
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    private func receive(_ fd: Int32, into buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                buffer += chunk[..<count]
-                return true
-            }
-            if count < 0, errno == EINTR { continue }
-            return false
-        }
-    }
-
     private func discard(_ fd: Int32, _ length: Int, buffered buffer: inout [UInt8]) -> Bool {
-        while buffer.count < length {
-            guard receive(fd, into: &buffer) else { return false }
-        }
+        guard fill(fd, &buffer, to: length) else { return false }
         buffer.removeFirst(length)
         return true
     }
@@ -404,21 +335,11 @@ private final class ServerCore: @unchecked Sendable {
     }
 
     private func parse(_ head: String, connection: Int) -> ParsedRequest? {
-        var lines = head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        // \r\n is one Character in Swift, so it splits once; parseRequestHead drops stray empties.
+        let lines = head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-        // \r\n is one Character in Swift, so it splits once; drop stray empties anyway.
-        lines.removeAll { $0.isEmpty }
-        guard let requestLine = lines.first else { return nil }
-        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/") else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
-        var target = String(parts[1])
+        guard let parsed = parseRequestHead(lines) else { return nil }
+        var target = parsed.target
         if let scheme = target.range(of: "://") {  // absolute-form
             let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
             target = afterAuthority.map { String(target[$0...]) } ?? "/"
@@ -427,15 +348,10 @@ private final class ServerCore: @unchecked Sendable {
             target = String(target[..<query])
         }
         let path = target.removingPercentEncoding ?? target
-        let connectionTokens = (headers["connection"] ?? "").lowercased()
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let keepAlive = parts[2] == "HTTP/1.0"
-            ? connectionTokens.contains("keep-alive")
-            : !connectionTokens.contains("close")
         return ParsedRequest(
             recorded: RecordedRequest(
-                method: String(parts[0]), path: path, headers: headers, time: Date(), connection: connection),
-            keepAlive: keepAlive)
+                method: parsed.method, path: path, headers: parsed.headers, time: Date(), connection: connection),
+            keepAlive: parsed.keepAlive)
     }
 
     // MARK: Responses
@@ -444,17 +360,16 @@ private final class ServerCore: @unchecked Sendable {
     private func respondSimple(
         _ fd: Int32, _ status: Int, keepAlive: Bool, head: Bool, extra: String = ""
     ) -> Bool {
-        let body = "\(status) \(Self.reason(status))\n"
-        var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: text/plain\r\n"
-            + "Content-Length: \(body.utf8.count)\r\n" + extra
-            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        let body = "\(status) \(reasonPhrase(status))\n"
+        var text = responseHead(status, contentType: "text/plain", contentLength: body.utf8.count, extra: extra,
+                                keepAlive: keepAlive)
         if !head { text += body }
         return sendAll(fd, Array(text.utf8))
     }
 
     private func respondText(_ fd: Int32, _ body: String, contentType: String, keepAlive: Bool, head: Bool) -> Bool {
-        var text = "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n"
-            + "Cache-Control: no-cache\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        var text = responseHead(200, contentType: contentType, contentLength: body.utf8.count,
+                                extra: "Cache-Control: no-cache\r\n", keepAlive: keepAlive)
         if !head { text += body }
         return sendAll(fd, Array(text.utf8))
     }
@@ -489,10 +404,8 @@ private final class ServerCore: @unchecked Sendable {
                 extra = "Content-Range: bytes \(requested.lowerBound)-\(requested.upperBound - 1)/\(size)\r\n"
             }
         }
-        let headText = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
-            + "Content-Type: \(Self.contentType(request.path))\r\n"
-            + "Content-Length: \(range.count)\r\nAccept-Ranges: bytes\r\n" + extra
-            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        let headText = responseHead(status, contentType: Self.contentType(request.path), contentLength: range.count,
+                                    extra: "Accept-Ranges: bytes\r\n" + extra, keepAlive: keepAlive)
         guard sendAll(fd, Array(headText.utf8)) else { return false }
         if head { return true }
 
@@ -545,45 +458,4 @@ private final class ServerCore: @unchecked Sendable {
         if lowered.hasSuffix(".vtt") { return "text/vtt" }
         return "application/octet-stream"
     }
-
-    private static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 206: return "Partial Content"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 410: return "Gone"
-        case 413: return "Content Too Large"
-        case 416: return "Range Not Satisfiable"
-        case 429: return "Too Many Requests"
-        case 431: return "Request Header Fields Too Large"
-        case 500: return "Internal Server Error"
-        case 501: return "Not Implemented"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        case 504: return "Gateway Timeout"
-        default: return "Status \(status)"
-        }
-    }
 }
-
-private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    #if os(Linux)
-    let flags = Int32(MSG_NOSIGNAL)
-    #else
-    let flags: Int32 = 0  // SO_NOSIGPIPE is set on the socket
-    #endif
-    var sent = 0
-    while sent < bytes.count {
-        let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, flags) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { return false }
-        sent += count
-    }
-    return true
-}
-
-private func errnoText() -> String { String(cString: strerror(errno)) }
