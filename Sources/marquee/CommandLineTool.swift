@@ -10,6 +10,7 @@ enum CommandLineTool {
                     [--video-sink NAME] [--audio-sink NAME] [--media-root DIR]...
                     [--log-level debug|info|warning|error] [--preload-plugins]
                     [--timeshift-window SECONDS]   (record live sources for going back; 0: off)
+                    [--analytics-url URL] [--analytics-interval SECONDS]   (playback events, default every 180 s)
 
     Client (talks to a running daemon; --url URL or MARQUEE_URL, default http://127.0.0.1:8080):
       marquee status                    the player's state
