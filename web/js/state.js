@@ -99,7 +99,12 @@ export function applyEvent(player, { type, data }) {
         audioDelay: data.audioDelay,
         repeat: data.repeat,
         subtitleStyle: data.subtitleStyle ?? player.subtitleStyle,
+        // Daemons before A-B loops did not send it: keep what the snapshot said.
+        abLoop: data.abLoop === undefined ? player.abLoop : data.abLoop,
       });
+      break;
+    case 'queue':
+      player.queue = data;
       break;
     case 'source':
       player.source = data;
