@@ -43,12 +43,11 @@ struct PlaylistParser {
     // MARK: - Shared helpers
 
     /// The attribute list of a tag that must have one.
-    func attributes(_ value: String?, tag: String, line: Int) throws -> AttributeList {
+    mutating func attributes(_ value: String?, tag: String, line: Int) throws -> AttributeList {
         guard let value, !value.isEmpty else {
             throw PlaylistError(line: line, reason: .malformedTag(tag: tag, detail: "missing attribute list"))
         }
-        let table = variables
-        return try AttributeList(parsing: value, tag: tag, line: line) { try table.substitute($0, line: line) }
+        return try AttributeList(parsing: value, tag: tag, line: line) { try self.variables.substitute($0, line: line) }
     }
 
     /// A tag whose value is one decimal-integer.
@@ -61,7 +60,7 @@ struct PlaylistParser {
     }
 
     /// A URI line, with variables substituted.
-    func uriLine(_ text: String, line: Int) throws -> String {
+    mutating func uriLine(_ text: String, line: Int) throws -> String {
         try variables.substitute(text, line: line)
     }
 

@@ -12,6 +12,10 @@ struct VariableTable: Sendable {
     let imports: [String: String]
     /// The playlist's own URL, for `QUERYPARAM=`.
     let playlistURL: URL?
+    /// UTF-8 bytes that substitutions may still produce in this parse. Without a bound, nested
+    /// definitions (`B="{$A}{$A}"`, `C="{$B}{$B}"`, ...) make a 2 KB playlist need gigabytes.
+    private(set) var expansionBudget = VariableTable.maxExpansion
+    static let maxExpansion = 16 << 20
 
     init(imports: [String: String], playlistURL: URL?) {
         self.imports = imports
@@ -27,10 +31,12 @@ struct VariableTable: Sendable {
     }
 
     /// Replaces every `{$name}` in `text`.
-    func substitute(_ text: String, line: Int) throws -> String {
+    mutating func substitute(_ text: String, line: Int) throws -> String {
         guard text.contains("{$") else { return text }
         let scalars = Array(text.unicodeScalars)
-        var out = String.UnicodeScalarView()
+        // A String, not a String.UnicodeScalarView: UnicodeScalarView.append(contentsOf:)
+        // copies the whole buffer on every call (Swift 6.3), which made this quadratic.
+        var out = ""
         var i = 0
         while i < scalars.count {
             if scalars[i] == "{", i + 1 < scalars.count, scalars[i + 1] == "$" {
@@ -41,15 +47,19 @@ struct VariableTable: Sendable {
                     guard let value = values[name] else {
                         throw PlaylistError(line: line, reason: .undefinedVariable(name))
                     }
-                    out.append(contentsOf: value.unicodeScalars)
+                    guard value.utf8.count <= expansionBudget else {
+                        throw PlaylistError(line: line, reason: .overflow("substitution of {$\(name)}: more than \(Self.maxExpansion) bytes in all"))
+                    }
+                    expansionBudget -= value.utf8.count
+                    out += value
                     i = j + 1
                     continue
                 }
             }
-            out.append(scalars[i])
+            out.unicodeScalars.append(scalars[i])
             i += 1
         }
-        return String(out)
+        return out
     }
 
     /// Applies one EXT-X-DEFINE tag.
