@@ -31,7 +31,7 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (CLIP_FPS, CLIP_SECONDS, CLK_TCK, CPU_WINDOW_S, DEFAULT_MARQUEE,  # noqa: E402
+from run import (grid, CLIP_FPS, CLIP_SECONDS, CLK_TCK, CPU_WINDOW_S, DEFAULT_MARQUEE,  # noqa: E402
                  PLAYING_MARKERS, REPO_ROOT, WAIT_TIMEOUT_S, BenchError, HttpError, Marquee,
                  Processes, Series, cpu_seconds, gst_launch_argv, log_tail, make_clip, percentile,
                  platform_line, run_guarded, sample_cpu, settled_rss_mib, start_line_reader, step,
@@ -453,15 +453,6 @@ def measure(args, procs: Processes, tmp: Path, marquee: Marquee, output: Output,
 
 
 # --------------------------------------------------------------------------- report
-
-def grid(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
-    print(line)
-    print("-" * len(line))
-    for row in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-
 
 def shares(samples: list[dict]) -> list[float]:
     """CPU seconds per wall second of each window: the share of one core."""

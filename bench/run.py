@@ -159,6 +159,16 @@ def thread_count(pid: int) -> int:
 
 # --------------------------------------------------------------------------- media
 
+def grid(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
+    print(line)
+    print("-" * len(line))
+    for row in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+
 def make_clip(tmp: Path) -> Path:
     """30 s 1280x720 30 fps H.264 (ultrafast, a keyframe every 30 frames) + AAC in MP4."""
     clip = tmp / "clip-720p30.mp4"

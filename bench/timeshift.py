@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (DEFAULT_MARQUEE, REPO_ROOT, BenchError, Marquee, Processes, Series,  # noqa: E402
+from run import (grid, DEFAULT_MARQUEE, REPO_ROOT, BenchError, Marquee, Processes, Series,  # noqa: E402
                  cpu_seconds, log_tail, ms, platform_line, rss_mib, run_guarded,
                  settled_rss_mib, step)
 
@@ -669,15 +669,6 @@ def measure_full_ring(phase: Phase, args, res: dict, notes: list[str]) -> None:
 
 
 # --------------------------------------------------------------------------- report
-
-def grid(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()
-    print(line)
-    print("-" * len(line))
-    for row in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-
 
 def cpu_series(samples: list[tuple[float, float]]) -> Series:
     """CPU seconds per wall second (share of one core)."""
