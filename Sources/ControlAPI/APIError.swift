@@ -28,6 +28,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noVideo = "no_video"
     /// An external subtitle file that cannot be read or parsed.
     case subtitleError = "subtitle_error"
+    /// The request's header section is over the server's limit (size or count).
+    case headersTooLarge = "headers_too_large"
+    /// A GStreamer element the media needs is not installed; the message names it.
+    case missingPlugin = "missing_plugin"
 
     public var httpStatus: Int {
         switch self {
@@ -41,7 +45,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .payloadTooLarge: return 413
         case .unsupportedMediaType: return 415
         case .tooManyRequests: return 429
-        case .mediaError, .networkError, .pipelineError, .subtitleError: return 422
+        case .headersTooLarge: return 431
+        case .mediaError, .networkError, .pipelineError, .subtitleError, .missingPlugin: return 422
         case .internalError: return 500
         case .noVideo: return 503
         }

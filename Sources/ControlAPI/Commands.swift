@@ -146,6 +146,8 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
+        try checkURILength(uri, field: "uri")
+        try checkURILength(subtitle, field: "subtitle")
         for (key, value) in [("contentId", contentId), ("userId", userId), ("originalUrl", originalUrl)] {
             if let value, value.count > 2048 { throw APIError(.invalidArgument, "'\(key)' is limited to 2048 characters") }
         }
@@ -281,6 +283,7 @@ public struct SubtitleRequest: Codable, Sendable, Equatable {
         if c.contains(.uri), uri?.trimmingCharacters(in: .whitespaces).isEmpty ?? true {
             throw APIError(.invalidArgument, "'uri' must be a subtitle file's URI or path")
         }
+        try checkURILength(uri, field: "uri")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -308,5 +311,15 @@ public enum RequestHeaders {
                 throw APIError(.invalidArgument, "'\(field)': the value of '\(name)' contains a line break")
             }
         }
+    }
+}
+
+/// The longest URI or path a request may carry. Signed CDN URLs run to a few KiB; nothing
+/// real is longer, and error messages echo the URI.
+public let maxURILength = 8192
+
+func checkURILength(_ value: String?, field: String) throws(APIError) {
+    if let value, value.utf8.count > maxURILength {
+        throw APIError(.invalidArgument, "'\(field)' is limited to \(maxURILength) bytes")
     }
 }

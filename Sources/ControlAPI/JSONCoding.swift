@@ -18,6 +18,9 @@ public enum JSONCoding {
     /// malformed JSON is `invalid_json`, a wrong shape is `invalid_argument` naming the field.
     public static func decodeBody<T: Decodable>(_ type: T.Type, from data: Data) throws(APIError) -> T {
         let body = data.isEmpty ? Data("{}".utf8) : data
+        if nestingDepth(of: body) > maxNesting {
+            throw APIError(.invalidJSON, "the body is nested deeper than \(maxNesting) levels")
+        }
         guard (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil else {
             throw APIError(.invalidJSON, "the body is not valid JSON")
         }
@@ -36,6 +39,32 @@ public enum JSONCoding {
         } catch {
             throw APIError(.invalidArgument, "invalid body: \(error)")
         }
+    }
+
+    /// No request of the API nests deeper than a handful of levels; a deeper body is an attack
+    /// on the parser (each level costs stack) and is refused before parsing.
+    public static let maxNesting = 32
+
+    /// The deepest array/object nesting in `json`, counting brackets outside strings. A
+    /// malformed body may count wrong; the parser rejects it anyway.
+    static func nestingDepth(of json: Data) -> Int {
+        var depth = 0, deepest = 0
+        var inString = false, escaped = false
+        for byte in json {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

@@ -90,6 +90,7 @@ public struct PipStartRequest: Codable, Sendable, Equatable {
         guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
+        try checkURILength(uri, field: "uri")
     }
 }
 
@@ -194,6 +195,7 @@ public struct WatermarkRequest: Codable, Sendable, Equatable {
         guard (text == nil) != (image == nil) else {
             throw APIError(.invalidArgument, "give exactly one of 'text' or 'image'")
         }
+        try checkURILength(image, field: "image")
         if let text, text.isEmpty || text.count > 200 {
             throw APIError(.invalidArgument, "'text' must be 1 to 200 characters")
         }

@@ -17,8 +17,19 @@ extension ControlServer {
             reply(msg, route: "/v1/events", error: APIError(.methodNotAllowed, "use GET"), headers: ["Allow": "GET"])
             return
         }
-        if let error = authorize(msg, query: query) {
+        deadlines.ended(msg.raw)
+        let role: AccessPolicy.Role
+        switch authorize(msg, query: query) {
+        case .failure(let error):
             reply(msg, route: "/v1/events", error: error)
+            return
+        case .success(let granted):
+            role = granted
+        }
+        guard hub.clientCount < configuration.limits.eventClients else {
+            metrics.eventClientsRefused += 1
+            reply(msg, route: "/v1/events", error: APIError(.tooManyRequests, "at most \(configuration.limits.eventClients) event streams at once; try again later"),
+                  headers: ["Retry-After": "5"])
             return
         }
         if msg.requestHeader("Upgrade")?.lowercased() == "websocket" {
@@ -31,8 +42,8 @@ extension ControlServer {
             // Status stays unset so libsoup completes the handshake; remember the socket
             // now, the upgraded connection no longer exposes it. Entries are taken by
             // acceptWebSocket; the bound drops strays of handshakes that failed after this.
-            if pendingUpgradeSockets.count > 64 { pendingUpgradeSockets.removeAll() }
-            pendingUpgradeSockets[msg.raw] = msg.socketFD
+            if pendingUpgrades.count > 64 { pendingUpgrades.removeAll() }
+            pendingUpgrades[msg.raw] = PendingUpgrade(fd: msg.socketFD, role: role)
             return
         }
         metrics.countRequest(route: "/v1/events", status: 200)
@@ -46,12 +57,12 @@ extension ControlServer {
     }
 
     func acceptWebSocket(message: OpaquePointer, connection: OpaquePointer) {
-        let fd = pendingUpgradeSockets.removeValue(forKey: message) ?? -1
+        let upgrade = pendingUpgrades.removeValue(forKey: message) ?? PendingUpgrade(fd: -1, role: .viewer)
         metrics.countRequest(route: "/v1/events", status: 101)
         let slot = ClientSlot()
-        let outlet = WebSocketOutlet(connection: connection, fd: fd, onText: { [weak self] text in
+        let outlet = WebSocketOutlet(connection: connection, fd: upgrade.fd, onText: { [weak self] text in
             guard let self, let client = slot.client else { return }
-            self.runWebSocketCommand(text, client: client)
+            self.runWebSocketCommand(text, client: client, role: upgrade.role)
         }, onClosed: { [weak self] in
             guard let self, let client = slot.client else { return }
             self.hub.remove(client)
@@ -60,10 +71,12 @@ extension ControlServer {
         slot.client = hub.add(kind: "websocket", outlet: outlet)
     }
 
-    private func runWebSocketCommand(_ text: String, client: EventClient) {
+    private func runWebSocketCommand(_ text: String, client: EventClient, role: AccessPolicy.Role) {
         switch WebSocketCommand.decode(text) {
         case .failure(let failure):
             client.reply(WebSocketReply(id: failure.id, error: failure.error))
+        case .success(let message) where !role.mayCommand:
+            client.reply(WebSocketReply(id: message.id, error: AccessPolicy.permits(role, method: "POST")!))
         case .success(let message):
             do {
                 try player.send(message.command)
@@ -73,6 +86,13 @@ extension ControlServer {
             }
         }
     }
+}
+
+/// What the handshake learned that the upgraded connection no longer tells: its socket (for
+/// the backlog measure) and the caller's role (viewers may not send commands).
+struct PendingUpgrade {
+    var fd: Int32
+    var role: AccessPolicy.Role
 }
 
 /// Lets an outlet's callbacks reach the client that is created after the outlet.

@@ -5,35 +5,76 @@ import GLibRuntime
 import PlayerCore
 
 extension ControlServer {
-    /// After the headers, before the body is read: refuse what must not be read at all.
+    /// After the headers, before the body is read: refuse what must not be read at all, and
+    /// answer CORS preflights.
     func handleEarly(_ msg: SoupMessage, query: OpaquePointer?) {
-        if let length = msg.declaredContentLength, length > Self.maxBodyBytes {
-            reply(msg, route: "unmatched", error: APIError(.payloadTooLarge, "request bodies are limited to 1 MiB"))
-            return
-        }
-        if msg.requestHeader("Transfer-Encoding")?.lowercased().contains("chunked") == true {
-            // A chunked body has no declared size: refuse it rather than buffer without bound.
-            reply(msg, route: "unmatched", error: APIError(.payloadTooLarge, "send a Content-Length body of at most 1 MiB (chunked bodies are not accepted)"))
-            return
-        }
-        if let error = authorize(msg, query: query) ?? checkOrigin(msg) {
+        if let error = checkLimits(msg) {
             reply(msg, route: "unmatched", error: error)
+            return
+        }
+        let origin: String?
+        switch checkOrigin(msg) {
+        case .failure(let error):
+            reply(msg, route: "unmatched", error: error)
+            return
+        case .success(let allowed):
+            origin = allowed
+        }
+        if let origin {
+            // On every reply to an allowed foreign page, errors included, so it can read them.
+            msg.setResponseHeader("Access-Control-Allow-Origin", origin)
+            msg.setResponseHeader("Vary", "Origin")
+            if msg.method == "OPTIONS", msg.requestHeader("Access-Control-Request-Method") != nil {
+                answerPreflight(msg)
+                return
+            }
+        }
+        switch configuration.access.role(path: msg.path, authorization: msg.requestHeader("Authorization"), queryToken: queryValue(query, "token")) {
+        case .failure(let error):
+            reply(msg, route: "unmatched", error: error)
+        case .success(let role):
+            if let error = AccessPolicy.permits(role, method: msg.method) {
+                reply(msg, route: "unmatched", error: error)
+            }
         }
     }
 
-    /// Web pages must not drive the player: a browser sends `Origin` with cross-site requests
-    /// (also "simple" ones that skip CORS preflight) and WebSocket handshakes, so any Origin
-    /// other than this server's own is refused. A `Host` that is a DNS name other than
-    /// localhost is refused too when no token protects the server, which stops DNS rebinding.
-    func checkOrigin(_ msg: SoupMessage) -> APIError? {
-        let host = msg.requestHeader("Host") ?? ""
-        if let origin = msg.requestHeader("Origin"), origin != "http://\(host)" {
-            return APIError(.forbidden, "cross-origin requests are not accepted (Origin \(origin))")
+    /// Body size and header limits, before anything is read into memory.
+    private func checkLimits(_ msg: SoupMessage) -> APIError? {
+        if let length = msg.declaredContentLength, length > Self.maxBodyBytes {
+            return APIError(.payloadTooLarge, "request bodies are limited to 1 MiB")
         }
-        if (configuration.token ?? "").isEmpty, !Self.isAddressOrLocalhost(host) {
-            return APIError(.forbidden, "the Host header must be an IP address or localhost")
+        if msg.requestHeader("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+            // A chunked body has no declared size: refuse it rather than buffer without bound.
+            return APIError(.payloadTooLarge, "send a Content-Length body of at most 1 MiB (chunked bodies are not accepted)")
+        }
+        let tally = msg.requestHeaderTally
+        if tally.bytes > Self.maxHeaderBytes || tally.count > Self.maxHeaderCount {
+            return APIError(.headersTooLarge, "request headers are limited to \(Self.maxHeaderBytes / 1024) KiB and \(Self.maxHeaderCount) fields (got \(tally.bytes) bytes in \(tally.count))")
         }
         return nil
+    }
+
+    /// A browser asks before a cross-origin request with a body or an Authorization header.
+    private func answerPreflight(_ msg: SoupMessage) {
+        metrics.countRequest(route: "preflight", status: 204)
+        msg.respond(status: 204, contentType: "text/plain", body: Data(), headers: [
+            "Access-Control-Allow-Methods": "GET, HEAD, POST, PUT, PATCH, DELETE",
+            "Access-Control-Allow-Headers": "Authorization, Content-Type",
+            "Access-Control-Max-Age": "600",
+        ])
+    }
+
+    /// Web pages must not drive the player unless the operator named their origin: a browser
+    /// sends `Origin` with cross-site requests (also "simple" ones that skip CORS preflight)
+    /// and WebSocket handshakes. A `Host` that is a DNS name other than localhost is refused
+    /// too when no token protects the server, which stops DNS rebinding.
+    func checkOrigin(_ msg: SoupMessage) -> Result<String?, APIError> {
+        let host = msg.requestHeader("Host") ?? ""
+        if !configuration.access.requiresToken, !Self.isAddressOrLocalhost(host) {
+            return .failure(APIError(.forbidden, "the Host header must be an IP address or localhost"))
+        }
+        return configuration.access.checkOrigin(msg.requestHeader("Origin"), host: host)
     }
 
     static func isAddressOrLocalhost(_ hostHeader: String) -> Bool {
@@ -46,6 +87,7 @@ extension ControlServer {
     }
 
     func handle(_ msg: SoupMessage, query: OpaquePointer?) {
+        deadlines.ended(msg.raw)
         switch Routes.match(method: msg.method, path: msg.path) {
         case .notFound where StaticFiles.mayServe(msg.path):
             serveStaticFile(msg)
@@ -140,22 +182,9 @@ extension ControlServer {
         }
     }
 
-    /// With a token configured, everything but /healthz and /openapi.json needs it, as
-    /// `Authorization: Bearer TOKEN` or, for the events stream (browsers cannot set headers
-    /// on a WebSocket), as `?token=`.
-    func authorize(_ msg: SoupMessage, query: OpaquePointer?) -> APIError? {
-        guard let token = configuration.token, !token.isEmpty else { return nil }
-        let path = msg.path
-        // The dashboard's files hold no secrets: the page asks for the token itself.
-        if path == "/healthz" || path == "/openapi.json" || StaticFiles.mayServe(path) { return nil }
-        if let header = msg.requestHeader("Authorization"), header.hasPrefix("Bearer "),
-           constantTimeEquals(String(header.dropFirst(7)), token) {
-            return nil
-        }
-        if path.hasPrefix("/v1/events"), let given = queryValue(query, "token"), constantTimeEquals(given, token) {
-            return nil
-        }
-        return APIError(.unauthorized, "a valid token is required (Authorization: Bearer TOKEN)")
+    /// The caller's role, or the error to answer (also checked early, before the body).
+    func authorize(_ msg: SoupMessage, query: OpaquePointer?) -> Result<AccessPolicy.Role, APIError> {
+        configuration.access.role(path: msg.path, authorization: msg.requestHeader("Authorization"), queryToken: queryValue(query, "token"))
     }
 }
 
@@ -183,15 +212,4 @@ struct Health: Codable {
     var status: String
     var version: String
     var gstreamer: String
-}
-
-/// Compares without an early exit, so response timing does not reveal how much of a
-/// guessed token was right.
-func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8), y = Array(b.utf8)
-    var difference = UInt8(x.count == y.count ? 0 : 1)
-    for i in 0..<max(x.count, y.count) {
-        difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-    }
-    return difference == 0
 }

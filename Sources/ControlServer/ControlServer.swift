@@ -12,22 +12,42 @@ import PlayerCore
 public final class ControlServer {
     public struct Configuration: Sendable {
         public var listen: ListenAddress
-        public var token: String?
+        public var access: AccessPolicy
         /// The dashboard and its vendored libraries, served at `/`.
         public var staticFiles: StaticFiles
-        public init(listen: ListenAddress, token: String? = nil, staticFiles: StaticFiles = StaticFiles(web: nil)) {
+        public var limits: Limits
+        public init(listen: ListenAddress, access: AccessPolicy = AccessPolicy(), staticFiles: StaticFiles = StaticFiles(web: nil),
+                    limits: Limits = Limits()) {
             self.listen = listen
-            self.token = token
+            self.access = access
             self.staticFiles = staticFiles
+            self.limits = limits
         }
+    }
+
+    /// What one client may take of the daemon. The defaults suit a kiosk on a shared network.
+    public struct Limits: Sendable {
+        /// Seconds from the start of a request (or the end of the previous one on a kept-alive
+        /// connection) until its headers and body are in.
+        public var requestSeconds: Double
+        /// WebSocket and SSE clients at once; one more is refused with 429.
+        public var eventClients: Int
+        public init(requestSeconds: Double = 30, eventClients: Int = 256) {
+            self.requestSeconds = requestSeconds
+            self.eventClients = eventClients
+        }
+        public static let requestSecondsRange: ClosedRange<Double> = 1...3600
+        public static let eventClientsRange: ClosedRange<Int> = 1...10_000
     }
 
     public enum StartError: Error, CustomStringConvertible {
         case tokenRequired(String)
+        case badAccessPolicy(String)
         case listenFailed(String)
         public var description: String {
             switch self {
             case .tokenRequired(let a): return "refusing to listen on \(a) without a token (--token or MARQUEE_TOKEN); loopback needs none"
+            case .badAccessPolicy(let m): return m
             case .listenFailed(let m): return "cannot listen: \(m)"
             }
         }
@@ -35,6 +55,10 @@ public final class ControlServer {
 
     /// Request bodies above this are refused with 413 before they are read.
     static let maxBodyBytes = 1 << 20
+    /// The header section of a request: bytes (names and values) and count. Browsers send
+    /// well under this even with cookies; libsoup itself drops a connection past 64 KiB.
+    static let maxHeaderBytes = 32 * 1024
+    static let maxHeaderCount = 100
     /// Replies held by `?wait=` at once; each holds a connection.
     static let maxWaiters = 64
 
@@ -43,9 +67,10 @@ public final class ControlServer {
     let metrics = Metrics()
     let log = Logger(category: "server")
     private(set) var hub: EventHub
+    private(set) var deadlines: RequestDeadlines!
     private var server: UnsafeMutablePointer<SoupServer>?
-    /// Sockets of WebSocket upgrades between the HTTP handler and the WebSocket handler.
-    var pendingUpgradeSockets: [OpaquePointer: Int32] = [:]
+    /// WebSocket upgrades between the HTTP handler and the WebSocket handler.
+    var pendingUpgrades: [OpaquePointer: PendingUpgrade] = [:]
     private(set) var waiters: [Int: Waiter] = [:]
     /// JPEG encodings in progress for `/v1/snapshot.jpg` (bounded: each holds a frame).
     var snapshotsInProgress = 0
@@ -55,13 +80,15 @@ public final class ControlServer {
         self.player = player
         self.configuration = configuration
         hub = EventHub(player: player, metrics: metrics)
+        deadlines = RequestDeadlines(seconds: configuration.limits.requestSeconds) { [metrics] in metrics.requestsTimedOut += 1 }
     }
 
     /// Binds and starts serving on the default main context. Returns the base URL, with the
     /// real port when port 0 was asked for.
     public func start() throws -> String {
         let listen = configuration.listen
-        if !listen.isLoopback && (configuration.token ?? "").isEmpty {
+        if let problem = configuration.access.configurationProblem { throw StartError.badAccessPolicy(problem) }
+        if !listen.isLoopback && !configuration.access.requiresToken {
             throw StartError.tokenRequired(listen.description)
         }
         guard let server = csoup_server_new() else { throw StartError.listenFailed("soup_server_new failed") }
@@ -92,6 +119,20 @@ public final class ControlServer {
             let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
             GLibActor.assumeIsolated { box.server?.acceptWebSocket(message: msg!, connection: connection!) }
         }, retained(), release)
+        // Deadlines for reading each request (see RequestDeadlines), ended when the handler
+        // runs or libsoup finishes the message some other way.
+        let started: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, msg, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.deadlines.started(msg!) }
+        }
+        let ended: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, msg, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.deadlines.ended(msg!) }
+        }
+        let closureRelease: GClosureNotify = { data, _ in Unmanaged<ServerBox>.fromOpaque(data!).release() }
+        csoup_signal_connect(server, "request-started", unsafeBitCast(started, to: GCallback.self), retained(), closureRelease)
+        csoup_signal_connect(server, "request-finished", unsafeBitCast(ended, to: GCallback.self), retained(), closureRelease)
+        csoup_signal_connect(server, "request-aborted", unsafeBitCast(ended, to: GCallback.self), retained(), closureRelease)
         box.release()  // the handlers hold their own references
 
         var error: UnsafeMutablePointer<GError>? = nil
@@ -122,6 +163,7 @@ public final class ControlServer {
     public func stop() {
         for waiter in waiters.values { waiter.finish(.failure(APIError(.internalError, "the daemon is shutting down"))) }
         hub.closeAll()
+        deadlines.closeAll()
         if let server {
             soup_server_disconnect(server)
             g_object_unref(UnsafeMutableRawPointer(server))

@@ -7,6 +7,10 @@ import PlayerCore
 final class Metrics {
     private var requests: [RequestKey: Int] = [:]
     var eventsSent = 0
+    /// Connections closed because their request did not arrive in time (`RequestDeadlines`).
+    var requestsTimedOut = 0
+    /// Event streams refused because the maximum of clients was reached.
+    var eventClientsRefused = 0
     private var clients: [String: Int] = ["websocket": 0, "sse": 0]
 
     private struct RequestKey: Hashable {
@@ -30,6 +34,12 @@ final class Metrics {
         for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
             out += "marquee_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)\n"
         }
+        out += "# HELP marquee_http_requests_timed_out_total Connections closed because a request did not arrive in time.\n"
+        out += "# TYPE marquee_http_requests_timed_out_total counter\n"
+        out += "marquee_http_requests_timed_out_total \(requestsTimedOut)\n"
+        out += "# HELP marquee_event_clients_refused_total Event streams refused at the client limit.\n"
+        out += "# TYPE marquee_event_clients_refused_total counter\n"
+        out += "marquee_event_clients_refused_total \(eventClientsRefused)\n"
         out += "# HELP marquee_events_sent_total Events sent to WebSocket and SSE clients.\n"
         out += "# TYPE marquee_events_sent_total counter\n"
         out += "marquee_events_sent_total \(eventsSent)\n"

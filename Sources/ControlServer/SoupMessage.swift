@@ -19,6 +19,17 @@ struct SoupMessage {
         soup_message_headers_get_one(soup_server_message_get_request_headers(raw), name).map { String(cString: $0) }
     }
 
+    /// Bytes and count of the request's headers (see the server's header limits).
+    var requestHeaderTally: (bytes: Int, count: Int) {
+        let tally = csoup_headers_tally(soup_server_message_get_request_headers(raw))
+        return (Int(tally.bytes), Int(tally.count))
+    }
+
+    /// Sets a response header ahead of the reply (kept by `respond`).
+    func setResponseHeader(_ name: String, _ value: String) {
+        soup_message_headers_replace(soup_server_message_get_response_headers(raw), name, value)
+    }
+
     /// The declared body length, or nil without a Content-Length header.
     var declaredContentLength: Int? {
         let headers = soup_server_message_get_request_headers(raw)
@@ -41,7 +52,8 @@ struct SoupMessage {
     func respond(status: Int, contentType: String, body: Data, headers: [String: String] = [:]) {
         let responseHeaders = soup_server_message_get_response_headers(raw)
         for (name, value) in headers { soup_message_headers_replace(responseHeaders, name, value) }
-        soup_server_message_set_status(raw, UInt32(status), nil)
+        // libsoup knows no reason phrase for 431 and would send "Unknown Error".
+        soup_server_message_set_status(raw, UInt32(status), status == 431 ? "Request Header Fields Too Large" : nil)
         body.withUnsafeBytes { bytes in
             soup_server_message_set_response(raw, contentType, SOUP_MEMORY_COPY,
                                              bytes.baseAddress?.assumingMemoryBound(to: CChar.self), UInt(bytes.count))

@@ -27,16 +27,29 @@ public struct SourceResolver: Sendable {
     /// testsrcbin's URI handler: a live test pattern and a tone, no media files needed.
     static let demoPlaybackURI = "testbin://video,is-live=true,pattern=smpte+audio,is-live=true,wave=sine,volume=0.1"
 
+    /// Every scheme a source may have (a plain path counts as `file`).
+    public static let supportedSchemes: Set<String> = ["file", "http", "https", "udp", "rtsp", "rtsps", "demo"]
+
     /// When non-empty, local files must lie under one of these folders.
     public var mediaRoots: [String]
+    /// The schemes sources may have (`--allow-scheme`); nil: all supported ones. Applies to
+    /// what plays (open, queue items, picture-in-picture); subtitle files and watermark
+    /// images are local files governed by the media roots.
+    public var allowedSchemes: Set<String>?
 
-    public init(mediaRoots: [String] = []) {
+    public init(mediaRoots: [String] = [], allowedSchemes: Set<String>? = nil) {
         self.mediaRoots = mediaRoots.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
+        self.allowedSchemes = allowedSchemes
     }
 
     public func resolve(_ request: OpenRequest) throws(APIError) -> ResolvedSource {
         let text = request.uri.trimmingCharacters(in: .whitespaces)
-        if text == "demo" || text == "demo:" || text == Self.demoURI {
+        let isDemo = text == "demo" || text == "demo:" || text == Self.demoURI
+        let scheme = isDemo ? "demo" : Self.scheme(of: text) ?? "file"
+        if let allowedSchemes, Self.supportedSchemes.contains(scheme), !allowedSchemes.contains(scheme) {
+            throw APIError(.forbidden, "'\(scheme)' sources are not allowed on this player (allowed: \(allowedSchemes.sorted().joined(separator: ", ")))")
+        }
+        if isDemo {
             return ResolvedSource(playbackURI: Self.demoPlaybackURI,
                                   info: SourceInfo(uri: Self.demoURI, kind: .live, contentId: request.contentId), isDemo: true)
         }

@@ -7,7 +7,11 @@ enum CommandLineTool {
 
     Daemon:
       marquee serve [--listen HOST:PORT] [--token TOKEN] [--demo] [--data-dir DIR]
+                    [--viewer-token TOKEN]   (read-only: GET and events, no commands)
+                    [--cors-origin https://HOST[:PORT]]...   (web pages allowed to call the API)
                     [--video-sink NAME] [--audio-sink NAME] [--media-root DIR]...
+                    [--allow-scheme file|http|https|udp|rtsp|rtsps|demo]...   (default: all)
+                    [--request-timeout SECONDS] [--max-event-clients N]   (defaults 30, 256)
                     [--log-level debug|info|warning|error] [--preload-plugins]
                     [--timeshift-window SECONDS]   (record live sources for going back; 0: off)
                     [--analytics-url URL] [--analytics-interval SECONDS]   (playback events, default every 180 s)

@@ -13,8 +13,9 @@ let versionString = MarqueeVersion.current
 enum ServeCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments,
-            valueOptions: ["listen", "token", "data-dir", "video-sink", "audio-sink", "media-root", "log-level",
-                           "timeshift-window", "analytics-url", "analytics-interval"],
+            valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
+                           "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval",
+                           "request-timeout", "max-event-clients"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -26,7 +27,12 @@ enum ServeCommand {
         guard let listen = ListenAddress(listenText) else {
             throw UsageError("--listen must be HOST:PORT (for example 127.0.0.1:8080, [::1]:0)")
         }
-        let token = args.value("token") ?? environment["MARQUEE_TOKEN"]
+        let access = AccessPolicy(token: args.value("token") ?? environment["MARQUEE_TOKEN"],
+                                  viewerToken: args.value("viewer-token") ?? environment["MARQUEE_VIEWER_TOKEN"],
+                                  corsOrigins: Set(args.values("cors-origin")))
+        if let problem = access.configurationProblem { throw UsageError(problem) }
+        let limits = try serverLimits(args)
+        let resolver = try sourceResolver(args)
         let dataDirectory = try prepareDataDirectory(args.value("data-dir"), environment: environment)
         var defaultWindow: Double?
         if let text = args.value("timeshift-window") {
@@ -67,7 +73,7 @@ enum ServeCommand {
 
         MainLoop.acquireOnCurrentThread()
         let started: Bool = GLibActor.assumeIsolated {
-            let player = Player(configuration: .init(sinks: sinks, resolver: SourceResolver(mediaRoots: args.values("media-root")),
+            let player = Player(configuration: .init(sinks: sinks, resolver: resolver,
                                                      timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow))
             let analytics = analyticsURL.map {
                 AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval), outbox: storage.analytics)
@@ -75,7 +81,8 @@ enum ServeCommand {
             player.attach(resume: storage.resume, analytics: analytics)
             let web = InstalledFolders.find("web", environment: "MARQUEE_WEB", probe: "index.html")
             if web == nil { Logger(category: "main").warning("dashboard files (web/) not found; set MARQUEE_WEB") }
-            let server = ControlServer(player: player, configuration: .init(listen: listen, token: token, staticFiles: StaticFiles(web: web)))
+            let server = ControlServer(player: player, configuration: .init(listen: listen, access: access, staticFiles: StaticFiles(web: web),
+                                                                                limits: limits))
             let url: String
             do {
                 url = try server.start()
@@ -111,6 +118,39 @@ enum ServeCommand {
         MainLoop.run()
         log.info("stopped")
         return 0
+    }
+
+    /// `--request-timeout` and `--max-event-clients`.
+    private static func serverLimits(_ args: ParsedArguments) throws -> ControlServer.Limits {
+        var limits = ControlServer.Limits()
+        if let text = args.value("request-timeout") {
+            guard let seconds = Double(text), ControlServer.Limits.requestSecondsRange.contains(seconds) else {
+                throw UsageError("--request-timeout must be 1 to 3600 seconds")
+            }
+            limits.requestSeconds = seconds
+        }
+        if let text = args.value("max-event-clients") {
+            guard let count = Int(text), ControlServer.Limits.eventClientsRange.contains(count) else {
+                throw UsageError("--max-event-clients must be 1 to 10000")
+            }
+            limits.eventClients = count
+        }
+        return limits
+    }
+
+    /// `--media-root` folders (each must exist) and the `--allow-scheme` list.
+    private static func sourceResolver(_ args: ParsedArguments) throws -> SourceResolver {
+        for root in args.values("media-root") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("--media-root \(root) is not a folder")
+            }
+        }
+        let schemes = Set(args.values("allow-scheme").map { $0.lowercased() })
+        if let unknown = schemes.subtracting(SourceResolver.supportedSchemes).first {
+            throw UsageError("--allow-scheme \(unknown) is not one of \(SourceResolver.supportedSchemes.sorted().joined(separator: ", "))")
+        }
+        return SourceResolver(mediaRoots: args.values("media-root"), allowedSchemes: schemes.isEmpty ? nil : schemes)
     }
 
     /// `--data-dir`, else `$XDG_DATA_HOME/marquee`, else `~/.local/share/marquee`; created if missing.

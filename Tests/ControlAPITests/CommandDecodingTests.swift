@@ -380,6 +380,17 @@ final class CommandDecodingTests: XCTestCase {
         Row("queue.previous", "", .command(.queuePrevious)),
         Row("queue.previous", "{}", .command(.queuePrevious)),
 
+        // hostile bodies: nesting, lengths, numbers JSON does not have
+        Row("open", String(repeating: "[", count: 33) + String(repeating: "]", count: 33), fail(.invalidJSON, "32 levels")),
+        Row("open", #"{"uri": "demo://", "headers": {"x": "#  + String(repeating: "[", count: 40) + "]", fail(.invalidJSON, "32 levels")),
+        Row("open", #"{"uri": "[[[[{{{{\"[["}"#, opening { $0.uri = #"[[[[{{{{"[["# }),  // brackets inside a string do not count
+        Row("open", #"{"uri": "/"# + String(repeating: "a", count: 8192) + #""}"#, fail(.invalidArgument, "'uri'")),
+        Row("open", #"{"uri": "a.mp4", "subtitle": "/"# + String(repeating: "a", count: 8192) + #""}"#, fail(.invalidArgument, "'subtitle'")),
+        Row("pip.start", #"{"uri": "/"# + String(repeating: "a", count: 8192) + #""}"#, fail(.invalidArgument, "'uri'")),
+        Row("seek", #"{"position": NaN}"#, fail(.invalidJSON)),
+        Row("seek", #"{"position": 1e400}"#, fail(.invalidJSON)),
+        Row("seek", #"{"position": -Infinity}"#, fail(.invalidJSON)),
+
         // unknown names
         Row("rewind", "{}", fail(.invalidArgument, "'rewind'")),
         Row("queue", "{}", fail(.invalidArgument, "'queue'")),

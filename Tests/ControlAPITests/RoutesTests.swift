@@ -141,7 +141,7 @@ final class ErrorCodeTests: XCTestCase {
             "route_not_found": 404, "method_not_allowed": 405, "timeout": 408, "too_many_requests": 429, "not_seekable": 409,
             "not_live": 409, "no_source": 409, "payload_too_large": 413, "unsupported_media_type": 415,
             "media_error": 422, "network_error": 422, "pipeline_error": 422, "internal_error": 500,
-            "no_pip": 409, "no_video": 503, "subtitle_error": 422,
+            "no_pip": 409, "no_video": 503, "subtitle_error": 422, "headers_too_large": 431, "missing_plugin": 422,
         ]
         for (raw, status) in expected {
             guard let code = ErrorCode(rawValue: raw) else {
