@@ -4,7 +4,16 @@ import GStreamerKit
 extension APIError {
     /// Maps a pipeline error to a stable API code. The GError domain says what failed: a
     /// resource (the file or the network), the stream (what the bytes contain) or GStreamer.
-    init(pipelineError error: GStreamerError, remote: Bool) {
+    /// `missingPlugins`: what the pipeline's `missing-plugin` messages named before the error.
+    /// playbin3 then fails with a vague "Internal data stream error" (not-linked), so those
+    /// messages are what tells a missing decoder from broken media.
+    init(pipelineError error: GStreamerError, remote: Bool, missingPlugins: [String] = []) {
+        if !missingPlugins.isEmpty || error.isMissingPlugin {
+            let names = missingPlugins.isEmpty ? error.message : Array(Set(missingPlugins)).sorted().joined(separator: ", ")
+            self.init(.missingPlugin, "GStreamer has no plugin for: \(names); install the package that provides it "
+                      + "(gstreamer1.0-plugins-good/-bad/-ugly or gstreamer1.0-libav)")
+            return
+        }
         var message = error.message
         // souphttpsrc and hlsdemux2 put the HTTP status in the debug text ("Not Found (404),
         // URL: ..."): scripts want the status, so it leads the message.
@@ -17,8 +26,6 @@ extension APIError {
         case .resource:
             self.init(remote ? .networkError : .mediaError, message)
         case .stream:
-            self.init(.mediaError, message)
-        case .core where error.isMissingPlugin:
             self.init(.mediaError, message)
         default:
             self.init(.pipelineError, message)
@@ -38,5 +45,19 @@ extension APIError {
             rest = rest[rest.index(after: open)...]
         }
         return nil
+    }
+}
+
+/// The `missing-plugin` element messages of a pipeline (decodebin3 and parsebin post one per
+/// stream they cannot handle): their human-readable `name` ("Theora decoder").
+struct MissingPluginNotes {
+    private(set) var names: [String] = []
+
+    /// Notes `event` if it is such a message; true when it was.
+    mutating func note(_ event: BusEvent) -> Bool {
+        guard case .element(let name, _, let fields) = event, name == "missing-plugin" else { return false }
+        let described = fields["name"] ?? fields["type"] ?? "an unknown element"
+        if !names.contains(described) { names.append(described) }
+        return true
     }
 }

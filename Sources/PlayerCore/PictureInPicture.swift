@@ -17,6 +17,7 @@ final class PictureInPicture {
 
     private(set) var state: PipInfo.State = .opening
     private(set) var error: APIError?
+    private var missingPlugins = MissingPluginNotes()
     var rect: Rect
     var swapped = false
     var muted: Bool { didSet { playbin.set("mute", muted) } }
@@ -77,11 +78,14 @@ final class PictureInPicture {
             release()
         case .error(let gstError):
             guard state != .error else { break }
-            let apiError = APIError(pipelineError: gstError, remote: !uri.hasPrefix("file:") && !uri.hasPrefix("/"))
+            let apiError = APIError(pipelineError: gstError, remote: !uri.hasPrefix("file:") && !uri.hasPrefix("/"),
+                                    missingPlugins: missingPlugins.names)
             log.warning("pip error", ["code": apiError.code.rawValue, "message": gstError.message])
             error = apiError
             state = .error
             release()
+        case .element:
+            _ = missingPlugins.note(event)
         case .clockLost:
             playbin.setState(.paused)
             playbin.setState(.playing)

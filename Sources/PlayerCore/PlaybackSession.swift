@@ -20,6 +20,8 @@ final class PlaybackSession {
 
     /// The latest stream collection, and the stream ids playbin3 says are selected.
     var streams: [MediaStream] = []
+    /// Plugins GStreamer said it lacks for this source (see `MissingPluginNotes`).
+    var missingPlugins = MissingPluginNotes()
     var selectedStreamIDs: [String] = []
     /// A track selection asked for before preroll, sent at ASYNC_DONE.
     var pendingSelection: [String]?

@@ -388,7 +388,8 @@ public final class Player {
             if !machine.repeatOne { publish(.eos) }
             run(machine.handle(.endOfStream))
         case .error(let error):
-            let apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo)
+            let apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
+                                    missingPlugins: session.missingPlugins.names)
             log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
             feed(.failed(apiError))
         case .warning(let warning):
@@ -410,6 +411,9 @@ public final class Player {
             session.playbin.recalculateLatency()
         case .element(let name, _, let fields):
             if name == "adaptive-streaming-statistics" { noteDownload(fields, in: session) }
+            if session.missingPlugins.note(event) {
+                log.warning("missing plugin", ["name": fields["name"] ?? "", "type": fields["type"] ?? ""])
+            }
         case .segmentDone:
             loopSegmentDone()
         case .streamStart:

@@ -51,8 +51,9 @@ final class Daemon {
     /// resume points, the analytics outbox) and keep it when this daemon stops; each daemon
     /// then logs to its own `daemon-XXXXXXXX.log` in it. Without it, a new folder that `stop()`
     /// removes.
+    /// `environment`: variables added to the test's own (e.g. `GST_PLUGIN_FEATURE_RANK`).
     init(dataDirectory reused: URL? = nil, extraArguments: [String] = [], token: String? = nil,
-         file: StaticString = #filePath, line: UInt = #line) throws {
+         environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws {
         if let reused {
             dataDirectory = reused
             ownsDataDirectory = false
@@ -68,6 +69,9 @@ final class Daemon {
                          "--data-dir", dataDirectory.path, "--log-level", "debug"]
         if let token { arguments += ["--token", token] }
         process.arguments = arguments + extraArguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         process.standardOutput = stdoutPipe
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logURL)

@@ -1,4 +1,5 @@
 import ControlAPI
+import CGStreamer
 import GStreamerKit
 @testable import PlayerCore
 import XCTest
@@ -22,5 +23,21 @@ final class ErrorMappingTests: XCTestCase {
         XCTAssertEqual(APIError.httpStatus(in: "../gstsouphttpsrc.c(512): x: Not Found (404), URL: y"), 404)
         XCTAssertNil(APIError.httpStatus(in: "("))
         XCTAssertNil(APIError.httpStatus(in: ""))
+    }
+
+    func testMissingPluginsAreNamed() {
+        // playbin3's error after a missing decoder says nothing of it: the notes do.
+        let notLinked = GStreamerError(domain: .stream, code: 1, message: "Internal data stream error.")
+        let mapped = APIError(pipelineError: notLinked, remote: false, missingPlugins: ["Theora decoder", "Vorbis decoder", "Theora decoder"])
+        XCTAssertEqual(mapped.code, .missingPlugin)
+        XCTAssertTrue(mapped.message.contains("Theora decoder, Vorbis decoder"), mapped.message)
+        let core = GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue), message: "no element \"x264enc\"")
+        XCTAssertEqual(APIError(pipelineError: core, remote: false).code, .missingPlugin)
+
+        var notes = MissingPluginNotes()
+        XCTAssertFalse(notes.note(.element(name: "adaptive-streaming-statistics", source: "d", fields: [:])))
+        XCTAssertTrue(notes.note(.element(name: "missing-plugin", source: "parsebin0", fields: ["type": "decoder", "name": "Theora decoder"])))
+        XCTAssertTrue(notes.note(.element(name: "missing-plugin", source: "decodebin3-0", fields: ["type": "decoder", "name": "Theora decoder"])))
+        XCTAssertEqual(notes.names, ["Theora decoder"])
     }
 }
