@@ -15,6 +15,8 @@ public enum PlayerEvent: Sendable, Equatable {
     case live(LiveInfo)
     /// The timeshift recorder lost its source and tries again.
     case reconnecting(ReconnectingUpdate)
+    /// The source delivers again after `reconnecting`.
+    case recovered(RecoveredUpdate)
     /// The inset changed (started, moved, swapped, changed state, removed: null).
     case pip(PipInfo?)
     case watermark(WatermarkRequest?)
@@ -41,6 +43,7 @@ public enum PlayerEvent: Sendable, Equatable {
         case .variant: return "variant"
         case .live: return "live"
         case .reconnecting: return "reconnecting"
+        case .recovered: return "recovered"
         case .pip: return "pip"
         case .watermark: return "watermark"
         case .cue: return "cue"
@@ -99,6 +102,17 @@ public struct ReconnectingUpdate: Codable, Sendable, Equatable {
         self.attempt = attempt
         self.delay = delay
         self.reason = reason
+    }
+}
+
+public struct RecoveredUpdate: Codable, Sendable, Equatable {
+    /// How many retries it took.
+    public var attempts: Int
+    /// Seconds from the fault to the source delivering again.
+    public var downtime: Double
+    public init(attempts: Int, downtime: Double) {
+        self.attempts = attempts
+        self.downtime = downtime
     }
 }
 
@@ -174,6 +188,7 @@ public struct EventEnvelope: Encodable, Sendable {
         case .variant(let v): try c.encode(v, forKey: .data)
         case .live(let l): try c.encode(l, forKey: .data)
         case .reconnecting(let r): try c.encode(r, forKey: .data)
+        case .recovered(let r): try c.encode(r, forKey: .data)
         case .pip(let p): try c.encode(p, forKey: .data)
         case .watermark(let w): try c.encode(w, forKey: .data)
         case .cue(let cue): try c.encode(cue, forKey: .data)

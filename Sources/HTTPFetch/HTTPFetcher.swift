@@ -46,6 +46,13 @@ public final class HTTPFetcher {
         send("GET", url, headers: headers, completion: completion)
     }
 
+    /// HEADs `url`: whether the server would serve it, without the body (a health probe).
+    @discardableResult
+    public func head(_ url: String, headers: [String: String] = [:],
+                     completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        send("HEAD", url, headers: headers, completion: completion)
+    }
+
     /// POSTs `body` to `url`; as `get`, and any status outside 2xx is a failure with `status`.
     @discardableResult
     public func post(_ url: String, body: Data, contentType: String, headers: [String: String] = [:],

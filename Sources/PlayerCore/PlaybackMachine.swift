@@ -38,6 +38,11 @@ public struct PlaybackMachine: Sendable {
         case buffering(percent: Int)
         case endOfStream
         case failed(APIError)
+        /// The network source stopped delivering: the pipeline is released until `retry`,
+        /// which resumes at `resumeAt` (nil: the live edge).
+        case lostSource(resumeAt: Double?)
+        /// Build the pipeline again after `lostSource`.
+        case retry
     }
 
     public enum Action: Sendable, Equatable {
@@ -61,6 +66,8 @@ public struct PlaybackMachine: Sendable {
     public private(set) var bufferingPercent = 100
     public private(set) var ended = false
     public private(set) var error: APIError?
+    /// Between `lostSource` and the pipeline prerolling again.
+    public private(set) var reconnecting = false
 
     // Seeks.
     public private(set) var seekInFlight: Seek?
@@ -99,8 +106,9 @@ public struct PlaybackMachine: Sendable {
             if prerolled && !holdsForBuffering { actions.append(.setPipelineState(.playing)) }
         case .pause:
             target = .paused
-            // Also before preroll: a local file may already be on its way to PLAYING.
-            actions.append(.setPipelineState(.paused))
+            // Also before preroll: a local file may already be on its way to PLAYING. Not
+            // while reconnecting: the pipeline stays down until the retry.
+            if !reconnecting { actions.append(.setPipelineState(.paused)) }
         case .stop:
             self = PlaybackMachine.fresh(keeping: self)
         case .seek(let seek):
@@ -122,10 +130,13 @@ public struct PlaybackMachine: Sendable {
         case .liveSource:
             isLive = true
             prerolled = true
+            reconnecting = false
             queuedSeek = nil  // a live source cannot seek
             if target == .playing { actions.append(.setPipelineState(.playing)) }
         case .asyncDone:
+            if reconnecting && pipelineState == .null { break }  // a late message of the released pipeline
             prerolled = true
+            reconnecting = false
             seekInFlight = nil
             if let next = queuedSeek {
                 queuedSeek = nil
@@ -137,7 +148,7 @@ public struct PlaybackMachine: Sendable {
         case .buffering(let percent):
             let wasHolding = holdsForBuffering
             bufferingPercent = max(0, min(100, percent))
-            if !isLive && target == .playing {
+            if !isLive && target == .playing && !reconnecting {
                 if holdsForBuffering && !wasHolding { actions.append(.setPipelineState(.paused)) }
                 if !holdsForBuffering && wasHolding { actions.append(.setPipelineState(.playing)) }
             }
@@ -149,9 +160,25 @@ public struct PlaybackMachine: Sendable {
             }
         case .failed(let e):
             error = e
+            reconnecting = false
             seekInFlight = nil
             queuedSeek = nil
             actions.append(.releasePipeline)
+        case .lostSource(let resumeAt):
+            guard hasSource, error == nil else { break }
+            reconnecting = true
+            prerolled = false
+            seekInFlight = nil
+            ended = false
+            bufferingPercent = 100
+            queuedSeek = resumeAt.map { Seek(position: $0, exact: false) }
+            pipelineState = .null  // no state message comes from a pipeline set to NULL
+            actions.append(.setPipelineState(.null))
+        case .retry:
+            guard reconnecting else { break }
+            // PAUSED first, as on open: a live source answers NO_PREROLL, VOD prerolls and
+            // then takes the queued seek back to where it was.
+            actions.append(.setPipelineState(.paused))
         }
         let previous = state
         state = derivedState(previous: previous)
@@ -174,6 +201,7 @@ public struct PlaybackMachine: Sendable {
     private func derivedState(previous: PlaybackState) -> PlaybackState {
         if !hasSource { return .idle }
         if error != nil { return .error }
+        if reconnecting { return target == .playing ? .buffering : .paused }
         if ended { return .ended }
         if !prerolled { return .opening }
         if seekInFlight != nil && previous != .opening { return previous }

@@ -20,6 +20,42 @@ final class PlaybackSession {
 
     /// The latest stream collection, and the stream ids playbin3 says are selected.
     var streams: [MediaStream] = []
+    // Network fault recovery (Player+Recovery.swift).
+    var stallTimer: LoopTimer?
+    var stallWatch = StallWatch()
+    var recovery: SourceRecovery?
+    /// The origin probe in flight, numbered so a cancelled or superseded one is ignored.
+    var probe: FetchHandle?
+    private var probeID = 0
+    private var probeInFlight: Int?
+    /// The pipeline prerolled at least once: later network errors are recovered from.
+    var everPrerolled = false
+    /// Marquee read the source's HLS playlist: the URL the user gave works, so a failing
+    /// segment or variant is an origin fault to ride out, even before the first frame.
+    var playlistLoaded = false
+
+    var isProbing: Bool { probeInFlight != nil }
+
+    func startProbe() -> Int {
+        probeID += 1
+        probeInFlight = probeID
+        return probeID
+    }
+
+    /// True when `id` is the probe in flight (which then ends).
+    func finishProbe(_ id: Int) -> Bool {
+        guard probeInFlight == id else { return false }
+        probeInFlight = nil
+        probe = nil
+        return true
+    }
+
+    func cancelProbe() {
+        probeInFlight = nil
+        probe?.cancel()
+        probe = nil
+    }
+
     /// Plugins GStreamer said it lacks for this source (see `MissingPluginNotes`).
     var missingPlugins = MissingPluginNotes()
     var selectedStreamIDs: [String] = []
@@ -43,6 +79,8 @@ final class PlaybackSession {
     var defaultRenditionApplied = false
     /// Timeshift: the recorder and ring this session plays from.
     var timeshift: TimeshiftBuffer?
+    /// Since when the timeshift recorder has been reconnecting, and its latest attempt.
+    var recorderLost: (since: ContinuousClock.Instant, attempts: Int)?
 
     /// Receives embedded subtitle text as it is due (playbin3's text sink).
     private var textTap: TextSinkTap?
@@ -160,6 +198,9 @@ final class PlaybackSession {
     }
 
     func close() {
+        stallTimer?.cancel()
+        stallTimer = nil
+        cancelProbe()
         masterFetch?.cancel()
         masterFetch = nil
         livenessFetch?.cancel()

@@ -45,6 +45,7 @@ extension Player {
             log.warning("cannot parse the HLS playlist", ["uri": resource.finalURL, "error": "\(error)"])
             return
         }
+        session.playlistLoaded = true
         if var source = lastSource, source.kind != .hls {
             source.kind = .hls
             lastSource = source

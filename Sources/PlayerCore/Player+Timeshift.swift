@@ -57,7 +57,14 @@ extension Player {
         switch event {
         case .recorded:
             keepInsideRing(session)
+            if let lost = session.recorderLost {
+                // The first segment after a reconnect: the live source is back.
+                session.recorderLost = nil
+                let downtime = Double((ContinuousClock.now - lost.since).components.seconds)
+                publish(.recovered(RecoveredUpdate(attempts: lost.attempts, downtime: downtime)))
+            }
         case .reconnecting(let attempt, let delay, let reason):
+            session.recorderLost = (session.recorderLost?.since ?? .now, attempt)
             publish(.reconnecting(ReconnectingUpdate(attempt: attempt, delay: delay, reason: reason)))
         }
     }

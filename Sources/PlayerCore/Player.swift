@@ -20,13 +20,18 @@ public final class Player {
         /// The window for live sources opened without `timeshift` (`--timeshift-window`);
         /// nil plays them straight, without recording.
         public var defaultTimeshiftWindow: Double?
+        /// Seconds an http(s) source that played may fail before the player gives up
+        /// (`--reconnect-timeout`); 0: no reconnecting, a network error ends playback.
+        public var reconnectTimeout: Double
         public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver(),
-                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil) {
+                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil, reconnectTimeout: Double = 120) {
             self.sinks = sinks
             self.resolver = resolver
             self.timeshiftFolder = timeshiftFolder
             self.defaultTimeshiftWindow = defaultTimeshiftWindow
+            self.reconnectTimeout = reconnectTimeout
         }
+        public static let reconnectTimeoutRange: ClosedRange<Double> = 0...86_400
     }
 
     public typealias Subscriber = @GLibActor (PlayerEvent) -> Void
@@ -55,6 +60,9 @@ public final class Player {
 
     /// Fetches HLS master playlists (and later keys) on the GLib loop.
     let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
+    /// Probes origins while a source is stalled or reconnecting (Player+Recovery.swift): a
+    /// short timeout, as a probe only asks whether the origin answers at all.
+    let probeFetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)", timeoutSeconds: 5)
     /// Carries per-session request headers to hlsdemux2's requests; started on first use.
     lazy var proxy = LoopbackProxy(fetcher: fetcher)
     /// Serves timeshift rings to playbin3; see `ringServer()`.
@@ -198,6 +206,7 @@ public final class Player {
         if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
+        startStallWatch(for: newSession)
     }
 
     /// A source that never prerolls must not leave the player in `opening` for ever. Besides
@@ -208,7 +217,8 @@ public final class Player {
     private func startOpenWatchdog(for watched: PlaybackSession) {
         let seconds = watched.source.isLocalFile ? 8 : 30
         runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
-            guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil else { return }
+            guard let self, let watched, self.session === watched, !watched.everPrerolled, self.machine.error == nil,
+                  !self.machine.reconnecting else { return }  // a reconnect has its own time limit
             self.log.warning("open timed out", ["uri": watched.source.info.uri, "seconds": "\(seconds)"])
             self.feed(.failed(APIError(watched.source.isLocalFile ? .mediaError : .networkError,
                                        "the source did not start playing within \(seconds) s")))
@@ -391,6 +401,7 @@ public final class Player {
             let apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
                                     missingPlugins: session.missingPlugins.names)
             log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
+            if recoverFromPipelineError(apiError, in: session) { return }
             feed(.failed(apiError))
         case .warning(let warning):
             log.warning("pipeline warning", ["message": warning.message])
@@ -426,7 +437,10 @@ public final class Player {
         // What the pipeline answered goes back into the machine after this batch, so the
         // batch's own state events go out first and events stay in order.
         var followUps: [PlaybackMachine.Input] = []
-        defer { for input in followUps { feed(input) } }
+        defer {
+            for input in followUps { feed(input) }
+            finishRecoveryIfDone()
+        }
         for action in actions {
             switch action {
             case .setPipelineState(let state):

@@ -12,6 +12,7 @@ enum CommandLineTool {
                     [--video-sink NAME] [--audio-sink NAME] [--media-root DIR]...
                     [--allow-scheme file|http|https|udp|rtsp|rtsps|demo]...   (default: all)
                     [--request-timeout SECONDS] [--max-event-clients N]   (defaults 30, 256)
+                    [--reconnect-timeout SECONDS]   (ride out http(s) origin faults this long; default 120, 0: off)
                     [--log-level debug|info|warning|error] [--preload-plugins]
                     [--timeshift-window SECONDS]   (record live sources for going back; 0: off)
                     [--analytics-url URL] [--analytics-interval SECONDS]   (playback events, default every 180 s)

@@ -53,6 +53,7 @@ enum HumanFormat {
         case "source": detail = (data["uri"] as? String) ?? "none"
         case "live": detail = String(format: "%.1f s behind", data["behind"] as? Double ?? 0)
         case "reconnecting": detail = "attempt \(data["attempt"] ?? "?") in \(data["delay"] ?? "?") s: \(data["reason"] ?? "")"
+        case "recovered": detail = String(format: "after %.1f s", data["downtime"] as? Double ?? 0) + ", \(data["attempts"] ?? "?") attempts"
         default:
             let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
             detail = json ?? ""

@@ -15,7 +15,7 @@ enum ServeCommand {
         let args = try ParsedArguments(arguments,
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
                            "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval",
-                           "request-timeout", "max-event-clients"],
+                           "request-timeout", "max-event-clients", "reconnect-timeout"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -41,6 +41,12 @@ enum ServeCommand {
             }
             defaultWindow = seconds == 0 ? nil : seconds
         }
+        let reconnectTimeout = try args.value("reconnect-timeout").map { text in
+            guard let seconds = Double(text), Player.Configuration.reconnectTimeoutRange.contains(seconds) else {
+                throw UsageError("--reconnect-timeout must be 0 (never reconnect) to 86400 seconds")
+            }
+            return seconds
+        } ?? 120
         let analyticsURL = args.value("analytics-url")
         if let analyticsURL {
             guard let url = URL(string: analyticsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -74,7 +80,8 @@ enum ServeCommand {
         MainLoop.acquireOnCurrentThread()
         let started: Bool = GLibActor.assumeIsolated {
             let player = Player(configuration: .init(sinks: sinks, resolver: resolver,
-                                                     timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow))
+                                                     timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow,
+                                                     reconnectTimeout: reconnectTimeout))
             let analytics = analyticsURL.map {
                 AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval), outbox: storage.analytics)
             }

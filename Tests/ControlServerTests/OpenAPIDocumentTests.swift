@@ -73,6 +73,7 @@ final class OpenAPIDocumentTests: XCTestCase {
         .settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)),
         .source(nil), .variants([]), .variant(VariantState()), .live(LiveInfo(edge: 10, behind: 0, window: 10)),
         .reconnecting(ReconnectingUpdate(attempt: 1, delay: 1, reason: "eof")),
+        .recovered(RecoveredUpdate(attempts: 2, downtime: 3.5)),
         .pip(nil), .watermark(nil), .cue(nil),
         .analytics(AnalyticsUpdate(seq: 1, event: .begin, outcome: .sent, reason: nil, pending: 0)), .queue(nil),
         .error(APIError(.mediaError, "m")), .eos,
@@ -81,7 +82,7 @@ final class OpenAPIDocumentTests: XCTestCase {
     static func eventTypeName(_ event: PlayerEvent) -> String {
         switch event {
         case .snapshot, .state, .position, .buffering, .tracks, .seek, .settings, .source, .variants, .variant, .live,
-             .reconnecting, .pip, .watermark, .cue, .analytics, .queue, .error, .eos:
+             .reconnecting, .recovered, .pip, .watermark, .cue, .analytics, .queue, .error, .eos:
             return event.type
         }
     }

@@ -319,6 +319,12 @@ final class TimeshiftTests: XCTestCase {
         XCTAssertNotEqual(resumed.state, "error", "\(resumed)\n\(logTail())")
         XCTAssertNil(resumed.snapshot.errorCode, "\(resumed)")
         assertConsistent(resumed, window: 60)
+        // And the stream says so.
+        let back = try collectEvents(ws, timeout: 5) { $0.contains { $0["type"] as? String == "recovered" } }
+        let recovered = try XCTUnwrap(back.first { $0["type"] as? String == "recovered" }?["data"] as? [String: Any],
+                                      "no recovered event: \(back.compactMap { $0["type"] as? String })")
+        XCTAssertGreaterThanOrEqual(recovered["attempts"] as? Int ?? 0, 1)
+        XCTAssertGreaterThanOrEqual(jsonNumber(recovered["downtime"]) ?? 0, 2)
     }
 
     // MARK: The demo source and the daemon's default window

@@ -1,5 +1,7 @@
 import XCTest
 import ControlAPI
+import Foundation
+import HLS
 @testable import PlayerCore
 
 /// PlaybackMachine sequences, without GStreamer: each step feeds one input and checks the
@@ -408,5 +410,109 @@ final class PlaybackMachineTests: XCTestCase {
         step(.seek(.init(position: 10, exact: false)), [seekAction(10)])
         step(.rateChanged(rate: 2, position: 10), [])
         step(.asyncDone, [seekAction(10, exact: true, rate: 2)])
+    }
+
+    // MARK: Reconnecting after a network fault
+
+    func testLostSourceReleasesThePipelineAndResumesWhereItWas() {
+        startPlaying()
+        step(.lostSource(resumeAt: 42), [.setPipelineState(.null), emit(.buffering, from: .playing)])
+        XCTAssertTrue(machine.reconnecting)
+        XCTAssertFalse(machine.prerolled)
+        // Nothing touches the pipeline while it is down: not buffering, not pause.
+        step(.buffering(percent: 0), [])
+        step(.buffering(percent: 100), [])
+        step(.pause, [emit(.paused, from: .buffering)])
+        step(.play, [emit(.buffering, from: .paused)])
+        step(.retry, [.setPipelineState(.paused)])
+        step(.pipelineState(.paused), [])
+        // Prerolled again: back to where it was, then playing.
+        step(.asyncDone, [seekAction(42)])
+        XCTAssertFalse(machine.reconnecting)
+        step(.asyncDone, [.setPipelineState(.playing)])
+        step(.pipelineState(.playing), [emit(.playing, from: .buffering)])
+    }
+
+    func testASeekWhileReconnectingIsWhereItResumes() {
+        startPlaying()
+        _ = machine.handle(.lostSource(resumeAt: 10))
+        step(.seek(.init(position: 30, exact: false)), [])
+        XCTAssertEqual(machine.pendingSeekTarget, 30)
+        _ = machine.handle(.retry)
+        _ = machine.handle(.pipelineState(.paused))
+        XCTAssertEqual(pipelineActions(.asyncDone), [seekAction(30)])
+    }
+
+    func testALiveSourceComesBackAtItsEdge() {
+        step(.open(autoplay: true, start: nil), [.setPipelineState(.paused), emit(.opening, from: .idle)])
+        XCTAssertEqual(pipelineActions(.liveSource), [.setPipelineState(.playing)])
+        _ = machine.handle(.pipelineState(.playing))
+        XCTAssertEqual(pipelineActions(.lostSource(resumeAt: nil)), [.setPipelineState(.null)])
+        XCTAssertEqual(pipelineActions(.retry), [.setPipelineState(.paused)])
+        XCTAssertEqual(pipelineActions(.liveSource), [.setPipelineState(.playing)])
+        XCTAssertFalse(machine.reconnecting)
+        XCTAssertNil(machine.pendingSeekTarget)
+    }
+
+    func testGivingUpIsAnError() {
+        startPlaying()
+        _ = machine.handle(.lostSource(resumeAt: 5))
+        step(.failed(APIError(.networkError, "gave up")), [.releasePipeline, emit(.error, from: .buffering)])
+        XCTAssertFalse(machine.reconnecting)
+        // A retry or a late preroll after that changes nothing.
+        step(.retry, [])
+        XCTAssertEqual(machine.state, .error)
+    }
+}
+
+/// The backoff and give-up arithmetic of a reconnect, and which segments a probe asks for.
+final class SourceRecoveryTests: XCTestCase {
+    func testBackoffDoublesToThirtySecondsThenGivesUp() {
+        let start = ContinuousClock.now
+        var recovery = SourceRecovery(since: start, reason: "HTTP 503")
+        var delays: [Double] = []
+        for _ in 0..<8 {
+            guard let next = recovery.nextAttempt(reason: "HTTP 503", now: start + .seconds(10), giveUpAfter: 120) else { break }
+            delays.append(next.delay)
+        }
+        XCTAssertEqual(delays, [1, 2, 4, 8, 16, 30, 30, 30])
+        XCTAssertEqual(recovery.attempts, 8)
+        XCTAssertNil(recovery.nextAttempt(reason: "HTTP 503", now: start + .seconds(121), giveUpAfter: 120))
+        XCTAssertEqual(recovery.downtime(now: start + .milliseconds(2500)), 2.5, accuracy: 0.001)
+    }
+
+    func testARestartThatDoesNotPrerollIsOverdue() {
+        let start = ContinuousClock.now
+        var recovery = SourceRecovery(since: start, reason: "x")
+        XCTAssertFalse(recovery.restartOverdue(now: start + .seconds(60)), "no restart yet")
+        recovery.restartedAt = start
+        XCTAssertFalse(recovery.restartOverdue(now: start + .seconds(9)))
+        XCTAssertTrue(recovery.restartOverdue(now: start + .seconds(11)))
+    }
+
+    func testStallWatchCountsTimeWithoutProgress() {
+        let start = ContinuousClock.now
+        var watch = StallWatch()
+        XCTAssertEqual(watch.note(position: 4.0, now: start), 0)
+        XCTAssertEqual(watch.note(position: 4.0, now: start + .seconds(3)), 3, accuracy: 0.001)
+        XCTAssertEqual(watch.note(position: 4.2, now: start + .seconds(4)), 0, "it moved")
+        XCTAssertEqual(watch.note(position: nil, now: start + .seconds(9)), 0, "an unknown position is no stall")
+    }
+
+    func testAProbeAsksForTheSegmentsPlaybackNeedsNext() throws {
+        func media(_ text: String) throws -> MediaPlaylist {
+            guard case .media(let m) = try Playlist.parse(data: Data(text.utf8), url: URL(string: "http://o.example/v/index.m3u8")) else {
+                throw XCTSkip("not a media playlist")
+            }
+            return m
+        }
+        let segments = (0..<20).map { "#EXTINF:2.0,\nseg\($0).ts" }.joined(separator: "\n")
+        let vod = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n\(segments)\n#EXT-X-ENDLIST\n")
+        XCTAssertEqual(Array(Player.segmentsAhead(of: 4.5, in: vod)),
+                       (2...7).map { "http://o.example/v/seg\($0).ts" }, "from the one playing to 10 s ahead, at most 6")
+        XCTAssertEqual(Player.segmentsAhead(of: 39.9, in: vod).first, "http://o.example/v/seg19.ts")
+        XCTAssertTrue(Player.segmentsAhead(of: 41, in: vod).isEmpty, "past the end: nothing to ask")
+        let live = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:100\n\(segments)\n")
+        XCTAssertEqual(Array(Player.segmentsAhead(of: 3, in: live)), ["http://o.example/v/seg18.ts", "http://o.example/v/seg19.ts"])
     }
 }

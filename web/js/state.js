@@ -184,7 +184,7 @@ export function createStore() {
       if (event.type === 'reconnecting') {
         // Shown until the retry is due plus a little, unless a newer notice replaces it.
         state.reconnecting = { ...event.data, until: Date.now() + (event.data.delay + 5) * 1000 };
-      } else if (event.type === 'snapshot' || (event.type === 'source' && !event.data)) {
+      } else if (event.type === 'recovered' || event.type === 'snapshot' || (event.type === 'source' && !event.data)) {
         state.reconnecting = null;
       }
       notify();
