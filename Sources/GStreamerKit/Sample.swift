@@ -10,6 +10,13 @@ public final class Sample: @unchecked Sendable {
 
     deinit { gst_sample_unref(pointer) }
 
+    /// The buffer's presentation timestamp in seconds, nil when it has none.
+    public var presentationTime: Double? {
+        guard let buffer = gst_sample_get_buffer(pointer) else { return nil }
+        let pts = buffer.pointee.pts
+        return pts == UInt64.max ? nil : Double(pts) / 1e9  // GST_CLOCK_TIME_NONE
+    }
+
     /// The frame as JPEG, scaled to `width` pixels (nil: as it is). Blocks while a small
     /// conversion pipeline runs (a few ms): call it off the GLib thread.
     public func jpeg(width: Int? = nil, timeoutSeconds: Double = 2) -> Data? {

@@ -17,12 +17,26 @@ import HTTPFetch
 /// failure the player gives up with the last `network_error`. The session itself (tracks,
 /// variant pin, subtitles, the content session and its analytics) is kept throughout.
 extension Player {
-    /// Whether this session's source is one the player reconnects: http(s), not recorded by
-    /// timeshift (the recorder reconnects on its own).
+    /// Whether this session's source is one the player reconnects: http(s), or a live
+    /// network source (udp, rtsp); not one recorded by timeshift (its recorder reconnects on
+    /// its own).
     func recoversFaults(of session: PlaybackSession) -> Bool {
         guard configuration.reconnectTimeout > 0, session.timeshift == nil else { return false }
+        return isHTTP(session) || session.source.info.kind == .live && !session.source.isDemo
+    }
+
+    private func isHTTP(_ session: PlaybackSession) -> Bool {
         let uri = session.source.sourceURI.lowercased()
         return uri.hasPrefix("http://") || uri.hasPrefix("https://")
+    }
+
+    /// What moves while media arrives: the position, or for a live source (whose position
+    /// runs on with the clock) the timestamp of the last buffer a sink got.
+    private func progressMeasure(_ session: PlaybackSession) -> Double? {
+        guard machine.isLive else { return session.position }
+        // -1 before any data (also after a restart, which clears the sinks): no data is a
+        // stall for a live source, not an unknown.
+        return session.videoSink.lastSample?.presentationTime ?? session.audioSink.lastSample?.presentationTime ?? -1
     }
 
     /// Runs once a second while a recoverable source is loaded.
@@ -47,8 +61,18 @@ extension Player {
             session.stallWatch.reset()
             return
         }
-        let still = session.stallWatch.note(position: session.position, now: now)
+        let (still, moved) = session.stallWatch.note(position: progressMeasure(session), now: now)
+        if moved, machine.isLive, let recovery = session.recovery {
+            // A live source is back when data flows again, not when its pipeline restarts
+            // (that answers NO_PREROLL at once, with or without a sender).
+            announceRecovery(recovery, in: session)
+            return
+        }
         guard still >= StallWatch.stallSeconds else { return }
+        guard isHTTP(session) else {
+            sourceLost(session, reason: "no data for \(Int(StallWatch.stallSeconds)) s")
+            return
+        }
         // Not moving: a slow origin (wait on) or a failing one (reconnect)? Ask it.
         probeOrigin(session) { [weak self, weak session] outcome in
             guard let self, let session, self.session === session, !self.machine.reconnecting else { return }
@@ -117,11 +141,16 @@ extension Player {
         }
     }
 
-    /// After the machine ran: a recovery is over once the pipeline prerolled again.
+    /// After the machine ran: a recovery is over once the pipeline prerolled again (a live
+    /// source: once data flows, seen by the stall watch).
     func finishRecoveryIfDone() {
         guard let session else { return }
         if machine.prerolled { session.everPrerolled = true }
-        guard let recovery = session.recovery, !machine.reconnecting, machine.error == nil, machine.prerolled else { return }
+        guard let recovery = session.recovery, !machine.reconnecting, machine.error == nil, machine.prerolled, !machine.isLive else { return }
+        announceRecovery(recovery, in: session)
+    }
+
+    private func announceRecovery(_ recovery: SourceRecovery, in session: PlaybackSession) {
         session.recovery = nil
         session.stallWatch.reset()
         let downtime = recovery.downtime(now: .now)
@@ -147,6 +176,8 @@ extension Player {
             guard let session, session.finishProbe(probeID) else { return }
             completion(outcome)
         }
+        // udp and rtsp cannot be asked: starting the pipeline again is the probe.
+        guard isHTTP(session) else { return finish(.healthy) }
         let isHLS = session.ladder != nil || lastSource?.kind == .hls
         guard isHLS else {
             let url = session.source.sourceURI

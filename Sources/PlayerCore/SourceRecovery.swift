@@ -56,15 +56,20 @@ struct StallWatch: Sendable {
     /// Seconds without progress after which the origin is probed.
     static let stallSeconds = 4.0
 
-    /// Notes the position now; returns how long it has not moved.
-    mutating func note(position: Double?, now: ContinuousClock.Instant) -> Double {
+    /// Notes the progress measure now (the position; for a live source the timestamp of the
+    /// last frame or audio buffer that reached a sink, as a live position runs on with the
+    /// clock whether data comes or not). Returns how long it has not moved, and whether it
+    /// moved since the last note.
+    @discardableResult
+    mutating func note(position: Double?, now: ContinuousClock.Instant) -> (still: Double, moved: Bool) {
         if position == nil || position != lastPosition || since == nil {
+            let moved = position != nil && lastPosition != nil
             lastPosition = position
             since = now
-            return 0
+            return (0, moved)
         }
         let d = (now - since!).components
-        return Double(d.seconds) + Double(d.attoseconds) / 1e18
+        return (Double(d.seconds) + Double(d.attoseconds) / 1e18, false)
     }
 
     mutating func reset() {

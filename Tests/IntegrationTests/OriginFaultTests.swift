@@ -106,3 +106,35 @@ final class OriginFaultTests: XCTestCase {
         XCTAssertEqual(again, 200, "\(body)")
     }
 }
+
+/// A live source played straight (no timeshift) that goes away: no data for 4 s is
+/// `reconnecting`, and when the sender is back the stream plays on with `recovered`.
+final class LiveSourceFaultTests: XCTestCase {
+    func testAUDPSenderThatStopsAndComesBack() throws {
+        if let reason = LiveUDPSender.unavailableReason { throw XCTSkip(reason) }
+        let sender = try LiveUDPSender()
+        defer { sender.stop() }
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let (status, body) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": sender.uri])
+        XCTAssertEqual(status, 200, "\(body)")
+        usleep(1_500_000)  // some data has flowed
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+
+        sender.stop()
+        var seen = try collectEvents(ws, timeout: 15) { $0.contains { $0["type"] as? String == "reconnecting" } }
+        let reconnecting = try XCTUnwrap(seen.first { $0["type"] as? String == "reconnecting" }?["data"] as? [String: Any],
+                                         "\(seen.compactMap { $0["type"] as? String })")
+        XCTAssertTrue((reconnecting["reason"] as? String ?? "").contains("no data"), "\(reconnecting)")
+        XCTAssertNotEqual(try daemon.snapshot().state, "error")
+
+        let again = try LiveUDPSender(port: sender.port)
+        defer { again.stop() }
+        seen = try collectEvents(ws, timeout: 40) { $0.contains { ["recovered", "error"].contains($0["type"] as? String) } }
+        XCTAssertNotNil(seen.first { $0["type"] as? String == "recovered" }, "\(seen.compactMap { $0["type"] as? String })")
+        let back = try daemon.waitFor("playing again", timeout: 10) { $0.state == "playing" }
+        XCTAssertNil(back.errorCode)
+    }
+}

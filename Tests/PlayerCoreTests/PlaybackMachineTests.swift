@@ -493,10 +493,13 @@ final class SourceRecoveryTests: XCTestCase {
     func testStallWatchCountsTimeWithoutProgress() {
         let start = ContinuousClock.now
         var watch = StallWatch()
-        XCTAssertEqual(watch.note(position: 4.0, now: start), 0)
-        XCTAssertEqual(watch.note(position: 4.0, now: start + .seconds(3)), 3, accuracy: 0.001)
-        XCTAssertEqual(watch.note(position: 4.2, now: start + .seconds(4)), 0, "it moved")
-        XCTAssertEqual(watch.note(position: nil, now: start + .seconds(9)), 0, "an unknown position is no stall")
+        XCTAssertEqual(watch.note(position: 4.0, now: start).still, 0)
+        XCTAssertFalse(watch.note(position: 4.0, now: start).moved, "the first note is no progress")
+        XCTAssertEqual(watch.note(position: 4.0, now: start + .seconds(3)).still, 3, accuracy: 0.001)
+        let moved = watch.note(position: 4.2, now: start + .seconds(4))
+        XCTAssertEqual(moved.still, 0)
+        XCTAssertTrue(moved.moved)
+        XCTAssertEqual(watch.note(position: nil, now: start + .seconds(9)).still, 0, "an unknown position is no stall")
     }
 
     func testAProbeAsksForTheSegmentsPlaybackNeedsNext() throws {
