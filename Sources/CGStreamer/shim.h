@@ -143,3 +143,8 @@ static inline gchar *cgst_text_buffer(GstBuffer *buffer, GstPad *pad, guint64 *p
     gst_buffer_unmap(buffer, &map);
     return copy;
 }
+
+// A pad's stream lock (held by the streaming thread while it processes a buffer on the
+// pad), taken only when free.
+static inline gboolean cgst_pad_stream_trylock(GstPad *pad) { return g_rec_mutex_trylock(GST_PAD_GET_STREAM_LOCK(pad)); }
+static inline void cgst_pad_stream_unlock(GstPad *pad) { g_rec_mutex_unlock(GST_PAD_GET_STREAM_LOCK(pad)); }

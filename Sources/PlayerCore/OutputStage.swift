@@ -43,8 +43,12 @@ final class OutputStage {
         let mainRate: Element, frame: Element
         let subtitles: Element, watermarkText: Element, watermarkImage: Element
         let sink: Element
+
+        func contains(_ overlay: Element) -> Bool { overlay === subtitles || overlay === watermarkText }
     }
     private var parts: Parts?
+    /// Overlays with a change waiting for a moment between frames (see `betweenFrames`).
+    private var pendingOverlayChanges: Set<String> = []
     private var watch: BusWatch?
     private static var stagesCreated = 0
 
@@ -187,7 +191,36 @@ final class OutputStage {
         pad.set("alpha", visible ? 1.0 : 0.0)
     }
 
+    /// textoverlay draws with Pango on the streaming thread, and a property change landing
+    /// in the middle of a draw crashed Pango (a watermark resized in a loop: SIGSEGV in
+    /// pango_layout_get_pixel_extents within ~20 changes). Changes are made between two
+    /// frames, with the overlay's video pad stream lock (`betweenBuffers`); while the thread
+    /// holds it, the change is tried again every 2 ms (a later change of the same overlay
+    /// rides on the pending retry, which applies the state as it is then). After 250 tries
+    /// (a stage that stopped streaming) it is made anyway.
+    private func betweenFrames(of overlay: Element, _ key: String, attempt: Int = 0, _ apply: @escaping @GLibActor () -> Void) {
+        if attempt == 0 && pendingOverlayChanges.contains(key) { return }
+        if attempt >= 250 || overlay.betweenBuffers(onPad: "video_sink", apply) {
+            if attempt >= 250 { apply() }
+            pendingOverlayChanges.remove(key)
+            return
+        }
+        pendingOverlayChanges.insert(key)
+        runAfter(milliseconds: 2) { [weak self, weak overlay] in
+            guard let self, let overlay, self.parts?.contains(overlay) == true else {
+                self?.pendingOverlayChanges.remove(key)
+                return
+            }
+            self.betweenFrames(of: overlay, key, attempt: attempt + 1, apply)
+        }
+    }
+
     private func applySubtitles() {
+        guard let parts else { return }
+        betweenFrames(of: parts.subtitles, "subtitles") { [weak self] in self?.setSubtitleProperties() }
+    }
+
+    private func setSubtitleProperties() {
         guard let parts else { return }
         let overlay = parts.subtitles
         overlay.set("text", subtitles.markup)
@@ -199,6 +232,11 @@ final class OutputStage {
     }
 
     private func applyWatermark() {
+        guard let parts else { return }
+        betweenFrames(of: parts.watermarkText, "watermark") { [weak self] in self?.setWatermarkProperties() }
+    }
+
+    private func setWatermarkProperties() {
         guard let parts else { return }
         let text = parts.watermarkText, image = parts.watermarkImage
         guard let watermark else {

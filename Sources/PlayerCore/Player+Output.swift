@@ -89,6 +89,11 @@ extension Player {
             guard let size = PNGHeader.size(of: file) else {
                 throw APIError(.invalidArgument, "the watermark image must be a PNG file")
             }
+            // gdkpixbufoverlay decodes the whole image: a 30000x30000 PNG of a few KiB would
+            // take gigabytes. A watermark needs nothing near 8192 pixels.
+            guard size.width <= 8192, size.height <= 8192 else {
+                throw APIError(.invalidArgument, "the watermark image is \(size.width)x\(size.height); at most 8192x8192")
+            }
             content = .image(path: file.path, aspect: Double(size.width) / Double(size.height))
         }
         watermarkTimer?.cancel()

@@ -39,11 +39,14 @@ extension Player {
         let file = try configuration.resolver.localFile(uri)
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            if let size = attributes[.size] as? Int, size > Self.maxSubtitleFileBytes {
+            // Read at most one byte past the limit rather than trust the size: files such as
+            // those under /proc say 0 and have no end.
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: Self.maxSubtitleFileBytes + 1) ?? Data()
+            if data.count > Self.maxSubtitleFileBytes {
                 throw APIError(.subtitleError, "\(file.lastPathComponent) is larger than 16 MiB: not a subtitle file")
             }
-            data = try Data(contentsOf: file)
         } catch let error as APIError {
             throw error
         } catch {

@@ -69,6 +69,22 @@ final class WatermarkTests: XCTestCase {
         XCTAssertEqual(try daemon.snapshot().state, "playing")
     }
 
+    /// Resizing a text watermark while frames are drawn once crashed Pango on the streaming
+    /// thread within a few dozen changes; changes are now made between frames.
+    func testRapidResizesWhilePlayingLeaveTheDaemonStanding() throws {
+        let (status, _) = try daemon.post("/v1/player/open?wait=playing", ["uri": "demo://"])
+        XCTAssertEqual(status, 200)
+        let sizes = [0.05, 0.04, 0.01, 0.5]
+        for i in 0..<400 {
+            let r = try daemon.client.put("/v1/overlays/watermark", json: ["text": "LIVE", "size": sizes[i % sizes.count], "position": "top-left"])
+            XCTAssertEqual(r.status, 200, "change \(i): \(r.text)")
+            if r.status != 200 { break }
+        }
+        let s = try daemon.snapshot()
+        XCTAssertEqual(s.state, "playing")
+        XCTAssertEqual((s["watermark"] as? [String: Any])?["size"] as? Double, 0.5)
+    }
+
     func testTextWatermarkInTheCornerItNames() throws {
         try daemon.openPlaying(try OutputFixtures.solidClip(.black))
         for position in ["top-right", "bottom-left"] {
