@@ -143,13 +143,14 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         referer = try c.decodeIfPresent(String.self, forKey: .referer)
         userAgent = try c.decodeIfPresent(String.self, forKey: .userAgent)
         keyHeaders = try c.decodeIfPresent([String: String].self, forKey: .keyHeaders)
-        guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
         try checkURILength(uri, field: "uri")
         try checkURILength(subtitle, field: "subtitle")
         for (key, value) in [("contentId", contentId), ("userId", userId), ("originalUrl", originalUrl)] {
-            if let value, value.count > 2048 { throw APIError(.invalidArgument, "'\(key)' is limited to 2048 characters") }
+            // Counted in Unicode scalars, as JSON Schema's maxLength counts (openapi.json).
+            if let value, value.unicodeScalars.count > 2048 { throw APIError(.invalidArgument, "'\(key)' is limited to 2048 characters") }
         }
         if let watched, !(watched.isFinite && watched >= 0) {
             throw APIError(.invalidArgument, "'watched' must be a number of seconds >= 0")
@@ -162,7 +163,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         if let start, !(start.isFinite && start >= 0) {
             throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
         }
-        if let subtitle, subtitle.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let subtitle, subtitle.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw APIError(.invalidArgument, "'subtitle' must be a subtitle file's URI or path")
         }
     }
@@ -280,7 +281,7 @@ public struct SubtitleRequest: Codable, Sendable, Equatable {
         }
         id = try c.decodeIfPresent(String.self, forKey: .id)
         uri = try c.decodeIfPresent(String.self, forKey: .uri)
-        if c.contains(.uri), uri?.trimmingCharacters(in: .whitespaces).isEmpty ?? true {
+        if c.contains(.uri), uri?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true {
             throw APIError(.invalidArgument, "'uri' must be a subtitle file's URI or path")
         }
         try checkURILength(uri, field: "uri")

@@ -87,7 +87,7 @@ public struct PipStartRequest: Codable, Sendable, Equatable {
         uri = try c.decode(String.self, forKey: .uri)
         rect = try c.decodeIfPresent(Rect.self, forKey: .rect)
         muted = try c.decodeIfPresent(Bool.self, forKey: .muted)
-        guard !uri.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
         try checkURILength(uri, field: "uri")
@@ -196,7 +196,8 @@ public struct WatermarkRequest: Codable, Sendable, Equatable {
             throw APIError(.invalidArgument, "give exactly one of 'text' or 'image'")
         }
         try checkURILength(image, field: "image")
-        if let text, text.isEmpty || text.count > 200 {
+        // Counted in Unicode scalars, as JSON Schema's maxLength counts (openapi.json).
+        if let text, text.isEmpty || text.unicodeScalars.count > 200 {
             throw APIError(.invalidArgument, "'text' must be 1 to 200 characters")
         }
         guard Self.sizeRange.contains(size) else {

@@ -62,7 +62,7 @@ extension OpenAPIDocument {
         "type":"object",
         "required":["items"],
         "additionalProperties":false,
-        "properties":{"items":{"type":"array","maxItems":1000,"items":{"$ref":"#/components/schemas/OpenRequest"},"description":"Each item is the body of an open (`uri`, `start`, `contentId`, `subtitle`, …)."},"loop":{"type":"boolean","default":false}}
+        "properties":{"items":{"type":"array","maxItems":1000,"items":{"$ref":"#/components/schemas/OpenRequest"},"description":"Each item is the body of an open (`uri`, `start`, `contentId`, `subtitle`, …)."},"loop":{"type":["boolean","null"],"default":false,"description":"`null` is false."}}
        },
        "QueueInfo":{
         "type":"object",

@@ -15,15 +15,15 @@ extension OpenAPIDocument {
         "type":"object",
         "required":["uri"],
         "additionalProperties":false,
-        "description":"A second, independent source drawn as an inset over the main video.",
-        "properties":{"uri":{"type":"string","minLength":1,"description":"The inset's source, in the forms `open` takes (a `file://` URI or a path, an HLS URL, a live source). Must not be blank."},"rect":{"$ref":"#/components/schemas/Rect","description":"Where the inset is drawn, in fractions of the frame. Default: the bottom-right corner, `{\"x\": 0.65, \"y\": 0.65, \"width\": 0.3, \"height\": 0.3}`.","default":{"x":0.65,"y":0.65,"width":0.3,"height":0.3}},"muted":{"type":"boolean","default":true,"description":"The inset's audio is muted unless this is false."}}
+        "description":"A second, independent source drawn as an inset over the main video. `rect` or `muted` sent as `null` count as not sent.",
+        "properties":{"uri":{"$ref":"#/components/schemas/SourceURI","description":"The inset's source, in the forms `open` takes (a `file://` URI or a path, an HLS URL, a live source). Must not be blank."},"rect":{"oneOf":[{"$ref":"#/components/schemas/Rect"},{"type":"null"}],"description":"Where the inset is drawn, in fractions of the frame. Default: the bottom-right corner, `{\"x\": 0.65, \"y\": 0.65, \"width\": 0.3, \"height\": 0.3}`.","default":{"x":0.65,"y":0.65,"width":0.3,"height":0.3}},"muted":{"type":["boolean","null"],"default":true,"description":"The inset's audio is muted unless this is false."}}
        },
        "PipUpdateRequest":{
         "type":"object",
         "additionalProperties":false,
-        "minProperties":1,
-        "description":"Move or resize the inset, or (un)mute it; at least one field (an empty body is `400 invalid_argument`).",
-        "properties":{"rect":{"$ref":"#/components/schemas/Rect","description":"The new place of the inset, in fractions of the frame. After a swap the main video is drawn there."},"muted":{"type":"boolean","description":"Mute or unmute the PiP source's audio."}}
+        "description":"Move or resize the inset, or (un)mute it; at least one field that is not `null` (an empty body is `400 invalid_argument`).",
+        "properties":{"rect":{"oneOf":[{"$ref":"#/components/schemas/Rect"},{"type":"null"}],"description":"The new place of the inset, in fractions of the frame. After a swap the main video is drawn there."},"muted":{"type":["boolean","null"],"description":"Mute or unmute the PiP source's audio."}},
+        "anyOf":[{"required":["rect"],"properties":{"rect":{"type":"object"}}},{"required":["muted"],"properties":{"muted":{"type":"boolean"}}}]
        },
        "PipState":{"type":"string","enum":["opening","playing","paused","buffering","ended","error"],"description":"The state of the PiP source."},
        "PipInfo":{
@@ -36,9 +36,9 @@ extension OpenAPIDocument {
        "WatermarkRequest":{
         "type":"object",
         "additionalProperties":false,
-        "description":"A text or a PNG image drawn over the output: exactly one of `text` or `image`. The whole watermark is replaced by each request.",
-        "properties":{"text":{"type":"string","minLength":1,"maxLength":200,"description":"The text, 1 to 200 characters."},"image":{"type":"string","minLength":1,"description":"A local PNG image: a path or a `file://` URI, under a `--media-root` when there are any."},"size":{"type":"number","minimum":0.01,"maximum":0.5,"default":0.05,"description":"The text's height, or the image's height, as a fraction of the frame height (0.05 is one twentieth)."},"color":{"$ref":"#/components/schemas/Color","default":"#FFFFFFB3","description":"The text's colour; its alpha is the text's opacity. Default white at 70 %."},"position":{"$ref":"#/components/schemas/WatermarkPosition","default":"bottom-right"},"interval":{"type":"number","minimum":0.5,"maximum":3600,"default":10,"description":"Seconds between jumps when `position` is `random`."},"opacity":{"type":"number","minimum":0,"maximum":1,"default":1,"description":"The image's opacity, 0 (invisible) to 1 (a text's opacity is its colour's alpha)."}},
-        "oneOf":[{"required":["text"],"not":{"required":["image"]}},{"required":["image"],"not":{"required":["text"]}}],
+        "description":"A text or a PNG image drawn over the output: exactly one of `text` or `image` (the other left out or `null`). The whole watermark is replaced by each request. Any other field sent as `null` takes its default.",
+        "properties":{"text":{"type":["string","null"],"minLength":1,"maxLength":200,"description":"The text, 1 to 200 characters."},"image":{"type":["string","null"],"minLength":1,"maxLength":8192,"description":"A local PNG image: a path or a `file://` URI, under a `--media-root` when there are any; at most 8192 bytes of UTF-8."},"size":{"type":["number","null"],"minimum":0.01,"maximum":0.5,"default":0.05,"description":"The text's height, or the image's height, as a fraction of the frame height (0.05 is one twentieth)."},"color":{"oneOf":[{"$ref":"#/components/schemas/Color"},{"type":"null"}],"default":"#FFFFFFB3","description":"The text's colour; its alpha is the text's opacity. Default white at 70 %."},"position":{"oneOf":[{"$ref":"#/components/schemas/WatermarkPosition"},{"type":"null"}],"default":"bottom-right"},"interval":{"type":["number","null"],"minimum":0.5,"maximum":3600,"default":10,"description":"Seconds between jumps when `position` is `random`."},"opacity":{"type":["number","null"],"minimum":0,"maximum":1,"default":1,"description":"The image's opacity, 0 (invisible) to 1 (a text's opacity is its colour's alpha)."}},
+        "oneOf":[{"required":["text"],"properties":{"text":{"type":"string"},"image":{"type":"null"}}},{"required":["image"],"properties":{"image":{"type":"string"},"text":{"type":"null"}}}],
         "examples":[{"text":"LIVE","position":"top-right","size":0.04,"color":"#FFFFFFB3"},{"image":"/srv/logos/channel.png","position":"random","interval":30,"opacity":0.6}]
        },
        "Watermark":{
@@ -56,8 +56,8 @@ extension OpenAPIDocument {
        "SubtitleStylePatch":{
         "type":"object",
         "additionalProperties":false,
-        "description":"Any subset of the subtitle style (`PATCH /v1/player {\"subtitleStyle\": {...}}`); what is not given is kept. Applied to the cue on screen at once.",
-        "properties":{"fontSize":{"type":"number","minimum":0.01,"maximum":0.5,"description":"Text height as a fraction of the frame height (0.05 is one twentieth)."},"color":{"$ref":"#/components/schemas/Color"},"align":{"$ref":"#/components/schemas/SubtitleAlignment"}}
+        "description":"Any subset of the subtitle style (`PATCH /v1/player {\"subtitleStyle\": {...}}`); what is not given (or `null`) is kept. Applied to the cue on screen at once.",
+        "properties":{"fontSize":{"type":["number","null"],"minimum":0.01,"maximum":0.5,"description":"Text height as a fraction of the frame height (0.05 is one twentieth)."},"color":{"oneOf":[{"$ref":"#/components/schemas/Color"},{"type":"null"}]},"align":{"oneOf":[{"$ref":"#/components/schemas/SubtitleAlignment"},{"type":"null"}]}}
        },
        "Cue":{
         "type":"object",

@@ -25,39 +25,41 @@ REQUIREMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "require
 
 # MARK: virtualenv
 
-def ensure_venv():
-    """Re-executes this script in .build/browser-venv, creating or updating the venv first
-    when requirements.txt changed since it was made. Returns only inside the venv. A lock
-    keeps two runs at once (a developer's and a helper's) from building it over each other."""
-    venv_python = os.path.join(VENV, "bin", "python")
-    if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
+def ensure_venv(venv=VENV, requirements=REQUIREMENTS, module="selenium", label="dashboard"):
+    """Re-executes this script in `venv` (.build/browser-venv by default), creating or
+    updating it first when `requirements` changed since it was made. Returns only inside the
+    venv. A lock keeps two runs at once (a developer's and a helper's) from building it over
+    each other. `module` is imported to tell a working venv; `label` prefixes the messages.
+    Tests/Schema/schema_test.py makes its own venv with this too."""
+    venv_python = os.path.join(venv, "bin", "python")
+    if os.path.realpath(sys.prefix) == os.path.realpath(venv):
         return
-    with open(REQUIREMENTS, "rb") as f:
+    with open(requirements, "rb") as f:
         wanted = hashlib.sha256(f.read()).hexdigest()
-    stamp = os.path.join(VENV, ".requirements.sha256")
-    os.makedirs(os.path.dirname(VENV), exist_ok=True)
-    with open(VENV + ".lock", "w") as lock:
+    stamp = os.path.join(venv, ".requirements.sha256")
+    os.makedirs(os.path.dirname(venv), exist_ok=True)
+    with open(venv + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         current = open(stamp).read().strip() if os.path.exists(stamp) else None
-        if current != wanted or not usable(venv_python):
-            print(f"dashboard: installing {os.path.relpath(REQUIREMENTS, ROOT)} into "
-                  f"{os.path.relpath(VENV, ROOT)}", flush=True)
-            shutil.rmtree(VENV, ignore_errors=True)
-            if subprocess.run([sys.executable, "-m", "venv", VENV]).returncode != 0:
-                sys.exit(f"dashboard: '{sys.executable} -m venv' failed; on Debian install "
+        if current != wanted or not usable(venv_python, module):
+            print(f"{label}: installing {os.path.relpath(requirements, ROOT)} into "
+                  f"{os.path.relpath(venv, ROOT)}", flush=True)
+            shutil.rmtree(venv, ignore_errors=True)
+            if subprocess.run([sys.executable, "-m", "venv", venv]).returncode != 0:
+                sys.exit(f"{label}: '{sys.executable} -m venv' failed; on Debian install "
                          "python3-venv (scripts/setup.sh does)")
             subprocess.run([venv_python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                            "-r", REQUIREMENTS], check=True)
+                            "-r", requirements], check=True)
             with open(stamp, "w") as f:
                 f.write(wanted + "\n")
     os.execv(venv_python, [venv_python] + sys.argv)
 
 
-def usable(python):
-    """Whether the venv's interpreter runs and has selenium (a venv breaks when the Python
+def usable(python, module="selenium"):
+    """Whether the venv's interpreter runs and has `module` (a venv breaks when the Python
     it was made from goes away)."""
     try:
-        return subprocess.run([python, "-c", "import selenium"], capture_output=True).returncode == 0
+        return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
     except OSError:
         return False
 
@@ -100,7 +102,7 @@ class Daemon:
     """A `marquee serve` process with fake sinks and its own data directory. Its stderr (the
     log) goes to `log_path`; stdout is read for the `listening on URL` line, then drained."""
 
-    def __init__(self, binary, work_dir, name, listen="127.0.0.1:0", token=None):
+    def __init__(self, binary, work_dir, name, listen="127.0.0.1:0", token=None, extra_args=()):
         self.name = name
         self.token = token
         self.data_dir = os.path.join(work_dir, name)
@@ -110,6 +112,7 @@ class Daemon:
                 "--audio-sink", "fakeaudiosink", "--data-dir", self.data_dir, "--log-level", "debug"]
         if token:
             args += ["--token", token]
+        args += list(extra_args)
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=self.log)

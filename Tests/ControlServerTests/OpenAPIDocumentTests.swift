@@ -186,6 +186,55 @@ final class OpenAPIDocumentTests: XCTestCase {
         XCTAssertEqual((responses["503"] as? [String: Any])?["$ref"] as? String, "#/components/responses/NoVideo")
     }
 
+    /// The request schemas say what the decoders accept, as schemathesis checks against the
+    /// daemon (Tests/Schema): an unknown field is refused (`additionalProperties: false`), and
+    /// an optional field sent as `null` is allowed by the schema exactly when the decoder
+    /// takes it (as absent).
+    func testRequestSchemasAcceptWhatTheDecodersAccept() throws {
+        let doc = try document()
+        let samples: [(schema: String, command: String, body: [String: Any])] = [
+            ("OpenRequest", "open", ["uri": "a.mp4"]),
+            ("SeekRequest", "seek", ["position": 1]),
+            ("SettingsPatch", "set", [:]),
+            ("SubtitleRequest", "subtitle", ["id": "subtitle-1"]),
+            ("PipStartRequest", "pip.start", ["uri": "a.mp4"]),
+            ("PipUpdateRequest", "pip.update", ["muted": true]),
+            ("WatermarkRequest", "watermark", ["text": "LIVE"]),
+            ("QueueRequest", "queue.set", ["items": [Any]()]),
+        ]
+        func decodes(_ command: String, _ body: [String: Any]) throws -> Bool {
+            let data = try JSONSerialization.data(withJSONObject: body)
+            return (try? Command.decode(name: command, arguments: data)) != nil
+        }
+        for (name, command, body) in samples {
+            let object = try schema(name, in: doc)
+            XCTAssertTrue(try decodes(command, body), "\(name): the sample \(body) decodes")
+            XCTAssertEqual(object["additionalProperties"] as? Bool, false, "\(name): additionalProperties")
+            XCTAssertFalse(try decodes(command, body.merging(["unknownField": 1]) { a, _ in a }), "\(name): an unknown field")
+            let properties = try XCTUnwrap(object["properties"] as? [String: Any], name)
+            for (property, definition) in properties where body[property] == nil {
+                let accepted = try decodes(command, body.merging([property: NSNull()]) { a, _ in a })
+                XCTAssertEqual(allowsNull(definition, in: doc), accepted,
+                               "\(name).\(property): the decoder \(accepted ? "takes" : "refuses") null, the schema does not say so")
+            }
+        }
+    }
+
+    /// Whether `definition` allows `null`: its `type` names it, or a `oneOf`/`anyOf` branch
+    /// (local `$ref`s followed) does.
+    private func allowsNull(_ definition: Any, in doc: [String: Any]) -> Bool {
+        guard var object = definition as? [String: Any] else { return false }
+        if let ref = object["$ref"] as? String, ref.hasPrefix("#/") {
+            var node: Any? = doc
+            for part in ref.dropFirst(2).split(separator: "/") { node = (node as? [String: Any])?[String(part)] }
+            object = node as? [String: Any] ?? [:]
+        }
+        if let type = object["type"] as? String, type == "null" { return true }
+        if let types = object["type"] as? [String], types.contains("null") { return true }
+        let branches = (object["oneOf"] as? [Any] ?? []) + (object["anyOf"] as? [Any] ?? [])
+        return branches.contains { allowsNull($0, in: doc) }
+    }
+
     private func schema(_ name: String, in doc: [String: Any]) throws -> [String: Any] {
         let schemas = try XCTUnwrap((doc["components"] as? [String: Any])?["schemas"] as? [String: Any])
         return try XCTUnwrap(schemas[name] as? [String: Any], "no schema \(name)")
