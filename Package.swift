@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "Subtitles"),
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime"]),
-        .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "Logging"]),
+        .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "Storage"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),

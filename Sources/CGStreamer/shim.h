@@ -148,3 +148,23 @@ static inline gchar *cgst_text_buffer(GstBuffer *buffer, GstPad *pad, guint64 *p
 // pad), taken only when free.
 static inline gboolean cgst_pad_stream_trylock(GstPad *pad) { return g_rec_mutex_trylock(GST_PAD_GET_STREAM_LOCK(pad)); }
 static inline void cgst_pad_stream_unlock(GstPad *pad) { g_rec_mutex_unlock(GST_PAD_GET_STREAM_LOCK(pad)); }
+
+// Sends FLUSH_START into every sink pad of `element`, from the calling thread: streaming
+// threads blocked inside the element waiting for more data return.
+static inline void cgst_flush_start_sink_pads(GstElement *element) {
+    GstIterator *it = gst_element_iterate_sink_pads(element);
+    GValue item = G_VALUE_INIT;
+    gboolean done = FALSE;
+    while (!done) {
+        switch (gst_iterator_next(it, &item)) {
+        case GST_ITERATOR_OK:
+            gst_pad_send_event(GST_PAD(g_value_get_object(&item)), gst_event_new_flush_start());
+            g_value_reset(&item);
+            break;
+        case GST_ITERATOR_RESYNC: gst_iterator_resync(it); break;
+        default: done = TRUE; break;
+        }
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+}

@@ -18,3 +18,11 @@ extension Element {
         return true
     }
 }
+
+extension Element {
+    /// Sends FLUSH_START into each sink pad, so that streaming threads blocked inside this
+    /// element waiting for more data return (before a state change that must stop them).
+    public func flushSinkPads() {
+        cgst_flush_start_sink_pads(pointer)
+    }
+}

@@ -484,8 +484,11 @@ public final class Player {
         watchClock.playing(false)
         endContentSession()
         if let token = session?.proxyToken { proxy.unregister(token) }
-        session?.timeshift?.close()
+        // The player's pipeline first, while the ring server still holds its playlist
+        // request: closing the ring first answers that request on the server's thread while
+        // souphttpsrc is being stopped, a race that crashed GStreamer 1.22.0's souphttpsrc.
         session?.close()
+        session?.timeshift?.close()
         session = nil  // the last reference: the pipeline is freed here
         // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;
         // give them back so an idle or stopped daemon stays small.

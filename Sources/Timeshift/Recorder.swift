@@ -40,6 +40,11 @@ final class Recorder {
     func stop() {
         watch?.stop()
         watch = nil
+        // splitmuxsink (1.22) can hold a streaming thread waiting for the other stream to
+        // reach a keyframe; the change to NULL then waits for that thread for ever (seen
+        // when a recorder was stopped within a second of starting: the daemon hung). A
+        // flush first makes it give up.
+        pipeline.segmenter.flushSinkPads()
         _ = pipeline.pipeline.setState(.null)
         pipeline.disconnect()
         ended = true

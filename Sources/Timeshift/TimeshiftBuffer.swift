@@ -1,6 +1,7 @@
 import CGStreamer
 import Foundation
 import GLibRuntime
+import HTTPFetch
 import Logging
 
 /// Timeshift for one live source: records it into a bounded ring of segments on disk and
@@ -59,6 +60,9 @@ public final class TimeshiftBuffer {
     static let segmentsBeforePlayback = 3
 
     private let timeouts: Timeouts
+    /// Asks an http(s) origin whether it answers before each recorder (see `startRecorderWhenReachable`).
+    private var probeFetcher: HTTPFetcher?
+    private var probe: FetchHandle?
 
     public init(source: RecordingSource, window: Double, folder: URL, timeouts: Timeouts = .standard,
                 onEvent: @escaping @GLibActor (Event) -> Void) {
@@ -82,7 +86,7 @@ public final class TimeshiftBuffer {
         } catch {
             throw RecorderError.cannotStart("cannot create \(folder.lastPathComponent): \(error.localizedDescription)")
         }
-        try startRecorder()
+        if isHTTP { startRecorderWhenReachable() } else { try startRecorder() }
         // Checked four times per stall period (at least once a second).
         let period = UInt32(max(50, min(1000, timeouts.stall * 250)))
         watchdog = LoopTimer(milliseconds: period) { [weak self] in self?.checkProgress() }
@@ -110,6 +114,8 @@ public final class TimeshiftBuffer {
         watchdog = nil
         if restartTimer != 0 { g_source_remove(restartTimer) }
         restartTimer = 0
+        probe?.cancel()
+        probe = nil
         recorder?.stop()
         recorder = nil
         try? FileManager.default.removeItem(at: folder)
@@ -177,6 +183,42 @@ public final class TimeshiftBuffer {
         restartTimer = runAfter(milliseconds: UInt32(delay * 1000)) { [weak self] in
             guard let self, !self.closed else { return }
             self.restartTimer = 0
+            if self.isHTTP {
+                self.startRecorderWhenReachable()
+                return
+            }
+            do {
+                try self.startRecorder()
+            } catch {
+                self.recorderEnded("\(error)")
+            }
+        }
+    }
+
+    // MARK: http(s) sources
+
+    private var isHTTP: Bool {
+        guard case .uri(let uri) = source else { return false }
+        let lowered = uri.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
+    /// souphttpsrc (GStreamer 1.22.0) crashed in its session thread (SIGSEGV in libsoup,
+    /// closing the input stream) when its pipeline was stopped while it failed to connect:
+    /// two opens in a row of an origin that refuses connections were enough. So an http(s)
+    /// origin is asked first, with a HEAD of Marquee's own, and a recorder pipeline starts only
+    /// when it answers; meanwhile the usual retries and `reconnecting` events go on.
+    private func startRecorderWhenReachable() {
+        guard case .uri(let uri) = source else { return }
+        let fetcher = probeFetcher ?? HTTPFetcher(userAgent: "marquee", timeoutSeconds: 5)
+        probeFetcher = fetcher
+        probe = fetcher.head(uri) { [weak self] result in
+            guard let self, !self.closed else { return }
+            self.probe = nil
+            if case .failure(let failure) = result, (failure.status ?? 599) >= 500 {
+                self.recorderEnded("cannot reach the source: \(failure)")
+                return
+            }
             do {
                 try self.startRecorder()
             } catch {

@@ -138,3 +138,25 @@ final class LiveSourceFaultTests: XCTestCase {
         XCTAssertNil(back.errorCode)
     }
 }
+
+/// Opens in quick succession of recorded (timeshift) sources, one of them an origin that
+/// refuses connections: once a SIGSEGV in GStreamer 1.22.0's souphttpsrc (stopped while the
+/// ring server answered its request) and a hang in splitmuxsink (a recorder stopped within a
+/// second of starting); both found by schemathesis.
+final class RapidRecordedOpenTests: XCTestCase {
+    func testRapidOpensOfRecordedSourcesLeaveTheDaemonStanding() throws {
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        for i in 0..<60 {
+            for body: [String: Any] in [["uri": "demo://", "timeshift": ["window": 600], "start": 30],
+                                        ["uri": "https://127.0.0.1:9/unreachable", "timeshift": ["window": 600]]] {
+                let r = try daemon.client.request("POST", "/v1/player/open?wait=idle&timeout=0.1",
+                                                  body: try JSONSerialization.data(withJSONObject: body), timeout: 8)
+                XCTAssertTrue([200, 408].contains(r.status), "round \(i): \(r.status) \(r.text)")
+            }
+        }
+        XCTAssertEqual(try daemon.client.get("/healthz").status, 200)
+        let (status, body) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["uri": try MediaFixtures.mp4(seconds: 2).path])
+        XCTAssertEqual(status, 200, "\(body)")
+    }
+}
