@@ -114,7 +114,12 @@ final class Daemon {
     @discardableResult
     func stop(timeout: Double = 10) -> Int32? {
         defer { removeDataDirectory() }
-        guard process.isRunning else { return process.terminationStatus }
+        guard process.isRunning else {
+            // It ended on its own: a crash. The log (removed with the folder) says why.
+            print("daemon \(pid) had already exited (status \(process.terminationStatus)); its log ends:\n"
+                  + log.split(separator: "\n", omittingEmptySubsequences: false).suffix(80).joined(separator: "\n"))
+            return process.terminationStatus
+        }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
