@@ -3,6 +3,8 @@
 #pragma once
 #include <libsoup/soup.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/socket.h>
 
 static inline SoupServer *csoup_server_new(void) {
     return soup_server_new("server-header", "marquee", NULL);
@@ -32,4 +34,26 @@ static inline csoup_header_tally csoup_headers_tally(SoupMessageHeaders *headers
     csoup_header_tally tally = { 0, 0 };
     soup_message_headers_foreach(headers, csoup_tally_one, &tally);
     return tally;
+}
+
+// libsoup 3.2 leaves a kept-alive connection whose client closed it while idle in
+// CLOSE_WAIT for ever (its descriptor too; fixed upstream in 3.3). After each reply the
+// server watches the socket once: end-of-file (or an error) closes it; incoming bytes (the
+// next request) end the watch and libsoup reads them as usual.
+static gboolean csoup_idle_socket_ready(GSocket *socket, GIOCondition condition, gpointer data) {
+    (void)condition; (void)data;
+    char byte;
+    ssize_t n = recv(g_socket_get_fd(socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        g_socket_close(socket, NULL);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static inline void csoup_watch_idle_socket(GSocket *socket) {
+    if (socket == NULL || g_socket_is_closed(socket)) return;
+    GSource *source = g_socket_create_source(socket, (GIOCondition)(G_IO_IN | G_IO_HUP | G_IO_ERR), NULL);
+    g_source_set_callback(source, (GSourceFunc)(void (*)(void))csoup_idle_socket_ready, NULL, NULL);
+    g_source_attach(source, NULL);
+    g_source_unref(source);
 }

@@ -131,7 +131,13 @@ public final class ControlServer {
         }
         let closureRelease: GClosureNotify = { data, _ in Unmanaged<ServerBox>.fromOpaque(data!).release() }
         csoup_signal_connect(server, "request-started", unsafeBitCast(started, to: GCallback.self), retained(), closureRelease)
-        csoup_signal_connect(server, "request-finished", unsafeBitCast(ended, to: GCallback.self), retained(), closureRelease)
+        let finished: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, msg, data in
+            let box = Unmanaged<ServerBox>.fromOpaque(data!).takeUnretainedValue()
+            GLibActor.assumeIsolated { box.server?.deadlines.ended(msg!) }
+            // A kept-alive connection the client closes while idle must not linger (shim.h).
+            if soup_server_message_get_status(msg) != 101 { csoup_watch_idle_socket(soup_server_message_get_socket(msg)) }
+        }
+        csoup_signal_connect(server, "request-finished", unsafeBitCast(finished, to: GCallback.self), retained(), closureRelease)
         csoup_signal_connect(server, "request-aborted", unsafeBitCast(ended, to: GCallback.self), retained(), closureRelease)
         box.release()  // the handlers hold their own references
 

@@ -6,8 +6,8 @@ import GLibRuntime
 /// request's headers and body, so a client that sends half a request (or opens a
 /// connection and says nothing) would hold a socket and its memory for as long as it
 /// likes; enough of them exhaust the file descriptors the player needs. Each request gets
-/// `seconds` from the moment libsoup starts reading it (for a keep-alive connection: from
-/// the end of the previous reply, so this is also the idle timeout) until its handler runs.
+/// `seconds` from the moment libsoup starts reading it (a new connection's accept, or the
+/// first bytes of the next request on a kept-alive one) until its handler runs.
 /// A request that is late has its socket shut down. One sweep a second, only while
 /// requests are being read. GLib thread only.
 @GLibActor

@@ -64,7 +64,9 @@ public struct SinkSelection: Sendable, Equatable {
             throw APIError(.pipelineError, "cannot create the audio sink \(audioSink)")
         }
         playbin.set("video-sink", videoSink)
-        playbin.set("audio-sink", audio)
+        // Behind a volume element of its own: the one playsink would make leaks (see
+        // Element.withVolume). Positions are still asked of the sink itself.
+        playbin.set("audio-sink", Element.withVolume(audio, name: "\(name)-audio") ?? audio)
         return (playbin, audio)
     }
 }
