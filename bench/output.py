@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (grid, CLIP_FPS, CLIP_SECONDS, CLK_TCK, CPU_WINDOW_S, DEFAULT_MARQUEE,  # noqa: E402
                  PLAYING_MARKERS, REPO_ROOT, WAIT_TIMEOUT_S, BenchError, HttpError, Marquee,
                  Processes, Series, cpu_seconds, gst_launch_argv, log_tail, make_clip, percentile,
-                 platform_line, run_guarded, sample_cpu, settled_rss_mib, start_line_reader, step,
+                 platform_line, run_reported, sample_cpu, settled_rss_mib, start_line_reader, step,
                  thread_count)
 
 INSET_WIDTH, INSET_HEIGHT = 640, 360
@@ -666,20 +666,7 @@ def run(args, procs: Processes, tmp: Path) -> dict:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    t0 = time.perf_counter()
-
-    def body(procs: Processes, tmp: Path) -> None:
-        try:
-            out = run(args, procs, tmp)
-        finally:
-            if args.log and (tmp / "marquee.log").exists():
-                shutil.copyfile(tmp / "marquee.log", args.log)
-        if args.json:
-            args.json.write_text(json.dumps(out, indent=2, default=str))
-
-    code = run_guarded("marquee-output-bench-", body)
-    step(f"done in {time.perf_counter() - t0:.0f} s")
-    return code
+    return run_reported(args, "marquee-output-bench-", run)
 
 
 if __name__ == "__main__":

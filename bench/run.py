@@ -1020,6 +1020,25 @@ def step(text: str) -> None:
     print(f"[bench] {text}", file=sys.stderr, flush=True)
 
 
+def run_reported(args, tmp_prefix: str, run) -> int:
+    """The main of a benchmark whose `run(args, procs, tmp)` returns its figures: run guarded,
+    the daemon's log copied to --log and the figures written to --json when asked."""
+    t0 = time.perf_counter()
+
+    def body(procs: Processes, tmp: Path) -> None:
+        try:
+            out = run(args, procs, tmp)
+        finally:
+            if args.log and (tmp / "marquee.log").exists():
+                shutil.copyfile(tmp / "marquee.log", args.log)
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2, default=str))
+
+    code = run_guarded(tmp_prefix, body)
+    step(f"done in {time.perf_counter() - t0:.0f} s")
+    return code
+
+
 def run_guarded(tmp_prefix: str, body) -> int:
     """Runs body(procs, tmp) with what every benchmark needs around it: a temporary folder,
     SIGTERM as an exit, the daemon's log on failure, and every child ended by pid."""

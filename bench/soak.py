@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (grid, WAIT_TIMEOUT_S, BenchError, EventStream, Marquee,  # noqa: E402
-                 Processes, cpu_seconds, make_clip, platform_line, rss_mib, run_guarded, step,
+                 Processes, cpu_seconds, make_clip, platform_line, rss_mib, run_reported, step,
                  thread_count)
 from output import (INSET_HEIGHT, INSET_WIDTH, Output, Poller, find_binary, load_text,  # noqa: E402
                     log_flags, make_inset_clip, make_logo)
@@ -524,20 +524,7 @@ def run(args, procs: Processes, tmp: Path) -> dict:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    t0 = time.perf_counter()
-
-    def body(procs: Processes, tmp: Path) -> None:
-        try:
-            out = run(args, procs, tmp)
-        finally:
-            if args.log and (tmp / "marquee.log").exists():
-                args.log.write_bytes((tmp / "marquee.log").read_bytes())
-        if args.json:
-            args.json.write_text(json.dumps(out, indent=2, default=str))
-
-    code = run_guarded("marquee-soak-", body)
-    step(f"done in {time.perf_counter() - t0:.0f} s")
-    return code
+    return run_reported(args, "marquee-soak-", run)
 
 
 if __name__ == "__main__":

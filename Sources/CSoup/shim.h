@@ -3,8 +3,6 @@
 #pragma once
 #include <libsoup/soup.h>
 #include <string.h>
-#include <errno.h>
-#include <sys/socket.h>
 
 static inline SoupServer *csoup_server_new(void) {
     return soup_server_new("server-header", "marquee", NULL);
@@ -41,10 +39,10 @@ static inline csoup_header_tally csoup_headers_tally(SoupMessageHeaders *headers
 // server watches the socket once: end-of-file (or an error) closes it; incoming bytes (the
 // next request) end the watch and libsoup reads them as usual.
 static gboolean csoup_idle_socket_ready(GSocket *socket, GIOCondition condition, gpointer data) {
-    (void)condition; (void)data;
-    char byte;
-    ssize_t n = recv(g_socket_get_fd(socket), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+    (void)data;
+    // Readable with nothing to read is the end of file (FIONREAD says 0); -1 is an error.
+    gssize available = g_socket_get_available_bytes(socket);
+    if ((condition & (G_IO_HUP | G_IO_ERR)) || available <= 0) {
         g_socket_close(socket, NULL);
     }
     return G_SOURCE_REMOVE;

@@ -49,7 +49,7 @@ final class BadInputTests: XCTestCase {
             XCTAssertEqual(object?.errorCode, row.code, "\(row.method) \(row.path) \(row.body ?? "")")
             XCTAssertNotNil((object?["error"] as? [String: Any])?["message"] as? String)
         }
-        try assertStillPlays()
+        try daemon.assertStillPlays()
     }
 
     func testBodyOverOneMebibyteIs413() throws {
@@ -57,7 +57,7 @@ final class BadInputTests: XCTestCase {
         let r = try daemon.client.request("POST", "/v1/player/open", body: big)
         XCTAssertEqual(r.status, 413)
         XCTAssertEqual((try? r.json() as? [String: Any])?.errorCode, "payload_too_large")
-        try assertStillPlays()
+        try daemon.assertStillPlays()
     }
 
     func testPipelineSyntaxInURIIsJustAMissingFile() throws {
@@ -80,7 +80,7 @@ final class BadInputTests: XCTestCase {
             let snap = try daemon.snapshot()
             XCTAssertEqual(snap.state, "error")
             XCTAssertEqual(snap.errorCode, "media_error")
-            try assertStillPlays()
+            try daemon.assertStillPlays()
         }
         let metrics = try daemon.client.get("/metrics").text
         XCTAssertTrue(metrics.contains("marquee_pipeline_errors_total 2"), metrics)
@@ -90,14 +90,5 @@ final class BadInputTests: XCTestCase {
         let (status, s) = try daemon.post("/v1/player/open", ["uri": FileManager.default.temporaryDirectory.path])
         XCTAssertEqual(status, 400)
         XCTAssertEqual(s.errorCode, "invalid_argument")
-    }
-
-    /// The daemon still serves and plays a good file.
-    private func assertStillPlays(file: StaticString = #filePath, line: UInt = #line) throws {
-        let clip = try MediaFixtures.mp4(seconds: 2)
-        let (status, s) = try daemon.post("/v1/player/open?wait=playing", ["uri": clip.path])
-        XCTAssertEqual(status, 200, "\(s)", file: file, line: line)
-        XCTAssertEqual(s.state, "playing", file: file, line: line)
-        _ = try daemon.post("/v1/player/stop")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MarqueeClient
+import TestMedia
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -182,6 +183,15 @@ final class Daemon {
     func post(_ path: String, _ body: [String: Any]? = nil) throws -> (Int, [String: Any]) {
         let r = try client.post(path, json: body)
         return (r.status, (try? r.json() as? [String: Any]) ?? [:])
+    }
+
+    /// After bad input: the daemon still serves and plays a good file (then stops it).
+    func assertStillPlays(file: StaticString = #filePath, line: UInt = #line) throws {
+        let clip = try MediaFixtures.mp4(seconds: 2)
+        let (status, s) = try post("/v1/player/open?wait=playing", ["uri": clip.path])
+        XCTAssertEqual(status, 200, "\(s)", file: file, line: line)
+        XCTAssertEqual(s.state, "playing", file: file, line: line)
+        _ = try post("/v1/player/stop")
     }
 
     func snapshot() throws -> [String: Any] {

@@ -88,7 +88,7 @@ final class HostileRequestTests: XCTestCase {
                 XCTAssertNotNil((object?["error"] as? [String: Any])?["message"] as? String, row.name)
             }
         }
-        try assertStillServesAndPlays()
+        try daemon.assertStillPlays()
     }
 
     /// A client that sends half a request, or connects and says nothing, is cut off after the
@@ -102,7 +102,7 @@ final class HostileRequestTests: XCTestCase {
         try halfBody.write(Data("POST /v1/player/open HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"uri\":".utf8))
         // Others are served while those three hang.
         for _ in 0..<20 { XCTAssertEqual(try daemon.client.get("/v1/player").status, 200) }
-        try assertStillServesAndPlays()
+        try daemon.assertStillPlays()
         // Cut off within the timeout plus the once-a-second sweep (generous for slow runs).
         for (name, connection) in [("half request", halfRequest), ("silent", silent), ("half body", halfBody)] {
             let (reply, closed) = try readUntilClosed(connection, timeout: Self.requestTimeout + 8)
@@ -168,13 +168,5 @@ final class HostileRequestTests: XCTestCase {
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
         return (status, Data(bytes[end.upperBound...]))
-    }
-
-    private func assertStillServesAndPlays(file: StaticString = #filePath, line: UInt = #line) throws {
-        let clip = try MediaFixtures.mp4(seconds: 2)
-        let (status, s) = try daemon.post("/v1/player/open?wait=playing", ["uri": clip.path])
-        XCTAssertEqual(status, 200, "\(s)", file: file, line: line)
-        XCTAssertEqual(s.state, "playing", file: file, line: line)
-        _ = try daemon.post("/v1/player/stop")
     }
 }
