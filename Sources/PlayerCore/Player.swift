@@ -447,9 +447,7 @@ public final class Player {
                 guard let session else { continue }
                 let result = session.setState(state)
                 if result == .noPreroll { followUps.append(.liveSource) }
-                if result == .failure {
-                    followUps.append(.failed(APIError(.pipelineError, "the pipeline could not change to \(state)")))
-                }
+                if result == .failure { failStateChange(to: state, in: session) }
             case .seek(let position, let exact, let rate):
                 if session?.seek(to: position, exact: exact, rate: rate) == false {
                     log.warning("seek refused", ["position": "\(position)"])
@@ -466,6 +464,17 @@ public final class Player {
                 updatePositionTimer()
                 refreshCue()
             }
+        }
+    }
+
+    /// A refused state change usually has its reason on the bus (an error, `missing-plugin`
+    /// messages) a moment later; that reason is the one to report, so this generic failure
+    /// waits for it (a failure already reported makes this one a no-op).
+    private func failStateChange(to state: PlaybackMachine.PipelineState, in failed: PlaybackSession) {
+        runAfter(milliseconds: 200) { [weak self, weak failed] in
+            guard let self, let failed, self.session === failed else { return }
+            let refusal = GStreamerError(domain: .core, code: 0, message: "the pipeline could not change to \(state)")
+            self.feed(.failed(APIError(pipelineError: refusal, remote: false, missingPlugins: failed.missingPlugins.names)))
         }
     }
 
