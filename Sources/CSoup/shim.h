@@ -37,7 +37,8 @@ static inline csoup_header_tally csoup_headers_tally(SoupMessageHeaders *headers
 // libsoup 3.2 leaves a kept-alive connection whose client closed it while idle in
 // CLOSE_WAIT for ever (its descriptor too; fixed upstream in 3.3). After each reply the
 // server watches the socket once: end-of-file (or an error) closes it; incoming bytes (the
-// next request) end the watch and libsoup reads them as usual.
+// next request) end the watch and libsoup reads them as usual. The GSource holds its own
+// reference to the socket and lives on the default (GLib) main context until it fires.
 static gboolean csoup_idle_socket_ready(GSocket *socket, GIOCondition condition, gpointer data) {
     (void)data;
     // Readable with nothing to read is the end of file (FIONREAD says 0); -1 is an error.

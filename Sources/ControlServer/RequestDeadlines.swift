@@ -9,7 +9,7 @@ import GLibRuntime
 /// `seconds` from the moment libsoup starts reading it (a new connection's accept, or the
 /// first bytes of the next request on a kept-alive one) until its handler runs.
 /// A request that is late has its socket shut down. One sweep a second, only while
-/// requests are being read. GLib thread only.
+/// requests are being read (it stops itself a second after the last). GLib thread only.
 @GLibActor
 final class RequestDeadlines {
     let seconds: Double
@@ -36,17 +36,22 @@ final class RequestDeadlines {
     func ended(_ msg: OpaquePointer) {
         guard pending.removeValue(forKey: msg) != nil else { return }
         g_object_unref(UnsafeMutableRawPointer(msg))
-        if pending.isEmpty {
-            sweeper?.cancel()
-            sweeper = nil
-        }
+        // The sweeper stops itself once it finds nothing pending: cancelling it here would
+        // create and destroy a GLib timer for every request of a busy keep-alive client.
     }
 
     func closeAll() {
         for msg in Array(pending.keys) { ended(msg) }
+        sweeper?.cancel()
+        sweeper = nil
     }
 
     private func sweep() {
+        guard !pending.isEmpty else {
+            sweeper?.cancel()
+            sweeper = nil
+            return
+        }
         let now = Self.now()
         for (msg, deadline) in pending where deadline <= now {
             // libsoup's read then fails and it drops the connection and the message.
