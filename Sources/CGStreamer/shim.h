@@ -168,3 +168,72 @@ static inline void cgst_flush_start_sink_pads(GstElement *element) {
     g_value_unset(&item);
     gst_iterator_free(it);
 }
+
+// A splice: up to two links undone and up to two made between two buffers of a running
+// pipeline, from an IDLE probe on the pad the data comes through (GStreamer's documented
+// way to change links while data flows: nothing is mid-push then). `state` is 0 while
+// waiting, 1 once done, 2 when a link failed. Two references: the probe's (dropped when the
+// probe goes) and the caller's (cgst_splice_unref once it has read `state`).
+typedef struct {
+    GstPad *unlink[2][2];
+    GstPad *link[2][2];
+    GstElement *sync;  // brought to its parent's state once linked (may be NULL)
+    gint state;
+    gint refs;
+} CGstSplice;
+
+static inline void cgst_splice_unref(gpointer data) {
+    CGstSplice *splice = data;
+    if (!g_atomic_int_dec_and_test(&splice->refs)) return;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            if (splice->unlink[i][j]) gst_object_unref(splice->unlink[i][j]);
+            if (splice->link[i][j]) gst_object_unref(splice->link[i][j]);
+        }
+    if (splice->sync) gst_object_unref(splice->sync);
+    g_free(splice);
+}
+
+static inline GstPadProbeReturn cgst_splice_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    CGstSplice *splice = data;
+    // An IDLE probe can be called once more before its removal takes effect.
+    if (g_atomic_int_get(&splice->state) != 0) return GST_PAD_PROBE_REMOVE;
+    for (int i = 0; i < 2; i++)
+        if (splice->unlink[i][0]) gst_pad_unlink(splice->unlink[i][0], splice->unlink[i][1]);
+    gint state = 1;
+    for (int i = 0; i < 2; i++)
+        if (splice->link[i][0] && GST_PAD_LINK_FAILED(gst_pad_link(splice->link[i][0], splice->link[i][1]))) state = 2;
+    // Started only once linked: a live source inside would otherwise push into nothing.
+    if (splice->sync && state == 1) gst_element_sync_state_with_parent(splice->sync);
+    g_atomic_int_set(&splice->state, state);
+    return GST_PAD_PROBE_REMOVE;
+}
+
+static inline CGstSplice *cgst_splice_new(void) {
+    CGstSplice *splice = g_new0(CGstSplice, 1);
+    splice->refs = 2;
+    return splice;
+}
+
+static inline void cgst_splice_set(GstPad *pairs[2][2], int index, GstPad *src, GstPad *sink) {
+    pairs[index][0] = gst_object_ref(src);
+    pairs[index][1] = gst_object_ref(sink);
+}
+static inline void cgst_splice_unlink(CGstSplice *splice, int index, GstPad *src, GstPad *sink) { cgst_splice_set(splice->unlink, index, src, sink); }
+static inline void cgst_splice_link(CGstSplice *splice, int index, GstPad *src, GstPad *sink) { cgst_splice_set(splice->link, index, src, sink); }
+static inline void cgst_splice_sync(CGstSplice *splice, GstElement *element) { splice->sync = gst_object_ref(element); }
+static inline gint cgst_splice_state(CGstSplice *splice) { return g_atomic_int_get(&splice->state); }
+
+static inline void cgst_splice_when_idle(GstPad *pad, CGstSplice *splice) {
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, cgst_splice_probe, splice, cgst_splice_unref);
+}
+
+static inline GstPadProbeReturn cgst_drop_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    return GST_PAD_PROBE_DROP;
+}
+
+// Drops everything that would leave `pad` from now on: for an element about to be taken
+// out, whose pushes would otherwise fail as not-linked (an error) once unlinked.
+static inline void cgst_pad_drop_data(GstPad *pad) {
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_DATA_DOWNSTREAM, cgst_drop_probe, NULL, NULL);
+}

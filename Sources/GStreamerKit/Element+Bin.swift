@@ -19,6 +19,10 @@ extension Element {
         elements.allSatisfy { gst_bin_add(bin, $0.pointer) != 0 }
     }
 
+    /// Takes an element (set to NULL first) out of this bin.
+    @discardableResult
+    public func remove(_ element: Element) -> Bool { gst_bin_remove(bin, element.pointer) != 0 }
+
     /// Links each element to the next, by their "src" and "sink" pads.
     @discardableResult
     public static func link(_ elements: [Element]) -> Bool {

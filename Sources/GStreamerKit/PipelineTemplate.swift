@@ -11,11 +11,26 @@ public enum PipelineTemplate {
 
     /// Strips `#` comment lines and parses the rest with gst_parse_launch.
     public static func parse(_ template: String) throws -> Element {
+        try parse(template) { description, error in gst_parse_launch(description, &error) }
+    }
+
+    /// A template as a bin whose unlinked pads are ghosted ("sink", "src"): a section that
+    /// code links into a running pipeline.
+    public static func parseBin(_ template: String) throws -> Element {
+        try parse(template) { description, error in
+            gst_parse_bin_from_description(description, 1, &error).map {
+                UnsafeMutableRawPointer($0).assumingMemoryBound(to: GstElement.self)
+            }
+        }
+    }
+
+    private static func parse(_ template: String,
+                              with parser: (String, inout UnsafeMutablePointer<GError>?) -> UnsafeMutablePointer<GstElement>?) throws -> Element {
         let description = template.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
             .joined(separator: " ")
         var error: UnsafeMutablePointer<GError>? = nil
-        let element = gst_parse_launch(description, &error)
+        let element = parser(description, &error)
         if let error {
             // gst_parse_launch may return an element and set an error at once (a missing
             // property or element): both are failures for a template.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Finds the folders the daemon reads at run time (`pipelines/`, `web/`), so the files in
 /// the repository stay the one copy of each. Looked for, in order: the environment variable
@@ -31,13 +32,27 @@ public enum InstalledFolders {
 }
 
 /// The pipeline templates of `pipelines/` (`$MARQUEE_PIPELINES` overrides where they are).
+/// Read once and kept: a daemon whose binary is replaced while it runs (a package upgrade)
+/// can no longer find the folder through /proc/self/exe, so `load` reads them all at start.
 public enum TemplateLibrary {
+    private static let loaded = Mutex<[String: String]>([:])
+
+    /// Reads every template the daemon uses; call once before serving.
+    public static func load() throws {
+        for name in names { _ = try text(named: name) }
+    }
+
+    /// The templates the daemon reads (`pipelines/<name>.pipeline`).
+    public static let names = ["output", "composition"]
+
     public static func text(named name: String) throws -> String {
+        if let text = loaded.withLock({ $0[name] }) { return text }
         let file = name + ".pipeline"
         guard let folder = InstalledFolders.find("pipelines", environment: "MARQUEE_PIPELINES", probe: file),
               let text = try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8) else {
             throw TemplateError(file: file, searched: InstalledFolders.candidates("pipelines", environment: "MARQUEE_PIPELINES").map(\.path))
         }
+        loaded.withLock { $0[name] = text }
         return text
     }
 

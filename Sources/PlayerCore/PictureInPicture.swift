@@ -34,7 +34,7 @@ final class PictureInPicture {
         self.muted = muted
         playbin.set("uri", source.playbackURI)
         // No subtitles, no visualisation: the inset is a picture (and muted audio).
-        playbin.set("flags", nick: "video+audio+soft-volume")
+        playbin.set("flags", nick: SinkSelection.playbinFlags(text: false))
         playbin.set("mute", muted)
         if source.isDemo, let clock = Element(factory: "clockoverlay") {
             clock.set("text", "Marquee PiP")

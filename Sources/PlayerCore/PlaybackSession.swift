@@ -101,12 +101,8 @@ final class PlaybackSession {
         // the text stream to it and builds no overlay; Marquee draws the text in its output
         // stage and sends it as `cue` events.
         textTap = TextSinkTap { buffer in Task { @GLibActor in onSubtitleText(buffer) } }
-        if let tap = textTap?.sink {
-            playbin.set("flags", nick: "video+audio+text+soft-volume+deinterlace+soft-colorbalance")
-            playbin.set("text-sink", tap)
-        } else {
-            playbin.set("flags", nick: "video+audio+soft-volume+deinterlace+soft-colorbalance")
-        }
+        playbin.set("flags", nick: SinkSelection.playbinFlags(text: textTap?.sink != nil))
+        if let tap = textTap?.sink { playbin.set("text-sink", tap) }
         // scaletempo keeps the pitch when the rate changes.
         if let scaletempo = Element(factory: "scaletempo") { playbin.set("audio-filter", scaletempo) }
         if source.isDemo, let clock = Element(factory: "clockoverlay") {

@@ -73,6 +73,9 @@ enum ServeCommand {
         try? FileManager.default.removeItem(at: timeshiftFolder)
 
         GStreamer.initialize()
+        // Read now: once a package upgrade replaces the binary, the folder can no longer be
+        // found from it, and every later open would fail.
+        do { try TemplateLibrary.load() } catch { throw StartupError(message: "\(error)") }
         let sinks = try SinkSelection.choose(video: args.value("video-sink"), audio: args.value("audio-sink"))
         log.info("starting", ["version": versionString, "gstreamer": GStreamer.version, "video-sink": sinks.video,
                               "audio-sink": sinks.audio, "data-dir": dataDirectory])

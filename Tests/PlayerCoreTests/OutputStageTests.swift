@@ -18,7 +18,7 @@ final class OutputStageTests: GStreamerTestCase {
         for file in files {
             let text = try String(contentsOf: Self.pipelinesFolder.appendingPathComponent(file), encoding: .utf8)
             XCTAssertTrue(text.hasPrefix("#"), "\(file) opens with a comment")
-            let pipeline = try PipelineTemplate.parse(text)
+            let pipeline = try file == "composition.pipeline" ? PipelineTemplate.parseBin(text) : PipelineTemplate.parse(text)
             pipeline.setState(.null)
         }
     }
@@ -40,17 +40,62 @@ final class OutputStageTests: GStreamerTestCase {
         let inset = try feed(stage, channel: stage.pipChannel, pattern: "red")
         defer { main.setState(.null); inset.setState(.null) }
         stage.frameSize = VideoSize(width: 320, height: 180, frameRate: (30, 1))
-        stage.layout = .init(mainVisible: true, inset: Rect(x: 0.5, y: 0.5, width: 0.5, height: 0.5), swapped: false)
 
-        let composed = try await eventually(timeout: 10) { stage.currentFrame()?.jpeg() != nil }
-        XCTAssertTrue(composed, "a frame reached the sink")
+        // No inset shown: no composition, the main video reaches the sink at its own size.
+        stage.layout = .init(mainVisible: true, inset: nil, swapped: false)
+        let plain = try await eventually(timeout: 10) { stage.currentFrameSize()?.width == 160 && stage.currentFrame() != nil }
+        XCTAssertTrue(plain, "size \(String(describing: stage.currentFrameSize()))")
+        XCTAssertNil(stage.composition)
+
+        stage.layout = .init(mainVisible: true, inset: Rect(x: 0.5, y: 0.5, width: 0.5, height: 0.5), swapped: false)
         // The sink gets the configured size, whatever the sources' sizes.
-        let resized = try await eventually(timeout: 5) { stage.currentFrameSize()?.width == 320 }
-        XCTAssertTrue(resized, "size \(String(describing: stage.currentFrameSize()))")
+        let composed = try await eventually(timeout: 5) { stage.currentFrameSize()?.width == 320 && stage.pendingSplice == nil }
+        XCTAssertTrue(composed, "size \(String(describing: stage.currentFrameSize()))")
         XCTAssertEqual(stage.currentFrameSize()?.height, 180)
+        XCTAssertNotNil(stage.composition)
+        try await assertFramesFlow(stage)
+
+        stage.layout = .init(mainVisible: true, inset: nil, swapped: false)
+        let uncomposed = try await eventually(timeout: 5) { stage.currentFrameSize()?.width == 160 && stage.pendingSplice == nil }
+        XCTAssertTrue(uncomposed, "size \(String(describing: stage.currentFrameSize()))")
+        XCTAssertNil(stage.composition)
+        try await assertFramesFlow(stage)
+
         stage.stop()
         XCTAssertFalse(stage.isRunning)
         XCTAssertNil(stage.currentFrame())
+    }
+
+    /// The composition section spliced in and out faster than frames arrive: each change
+    /// waits for the previous one, the stage ends in the last layout asked for, and frames
+    /// keep reaching the sink (a not-linked push or a flushing pad would stop them).
+    @GLibActor
+    func testRapidInsetTogglesLeaveFramesFlowing() async throws {
+        let stage = OutputStage(videoSink: "fakevideosink")
+        try stage.start()
+        defer { stage.stop() }
+        let main = try feed(stage, channel: stage.mainChannel, pattern: "black")
+        let inset = try feed(stage, channel: stage.pipChannel, pattern: "red")
+        defer { main.setState(.null); inset.setState(.null) }
+        stage.frameSize = VideoSize(width: 320, height: 180, frameRate: (30, 1))
+        let corner = Rect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)
+        for round in 0..<40 {
+            stage.layout = .init(mainVisible: true, inset: round.isMultiple(of: 2) ? corner : nil, swapped: false)
+            try await Task.sleep(for: .milliseconds(round % 3 == 0 ? 1 : 25))
+        }
+        stage.layout = .init(mainVisible: true, inset: corner, swapped: false)
+        let settled = try await eventually(timeout: 5) { stage.pendingSplice == nil && stage.currentFrameSize()?.width == 320 }
+        XCTAssertTrue(settled, "size \(String(describing: stage.currentFrameSize()))")
+        XCTAssertNotNil(stage.composition)
+        try await assertFramesFlow(stage)
+    }
+
+    /// New frames keep arriving at the sink (their timestamps move on).
+    @GLibActor
+    private func assertFramesFlow(_ stage: OutputStage, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let before = stage.currentFrame()?.presentationTime ?? -1
+        let moved = try await eventually(timeout: 5) { (stage.currentFrame()?.presentationTime ?? -1) > before + 0.2 }
+        XCTAssertTrue(moved, "frames stopped at \(before)", file: file, line: line)
     }
 
     /// A live test pattern into one of the stage's channels.

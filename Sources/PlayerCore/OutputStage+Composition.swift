@@ -1,0 +1,113 @@
+import ControlAPI
+import GLibRuntime
+import GStreamerKit
+
+/// Splicing the composition section (`pipelines/composition.pipeline`: the inset's
+/// intervideosrc, compositor, the frame size) into the output pipeline while an inset is
+/// shown, and out again when it is gone.
+///
+/// Why not keep it in: compositor does not pass a lone input through. With the main video
+/// only, it still converted and copied each frame, and the idle inset branch (an
+/// intervideosrc sending black frames to a pad at alpha 0) cost more again: plain 720p
+/// playback took 3.4x the CPU of a bare playbin3 (docs/PERFORMANCE.md). Without the section
+/// the main video goes from its queue through the overlays to the sink.
+extension OutputStage {
+    /// The section's elements the code sets.
+    struct Composition {
+        let bin: Element
+        /// The bin's ghost pads: the main video in, the composed frame out.
+        let input: Pad, output: Pad
+        let mainPad: Pad, pipPad: Pad
+        let frame: Element
+    }
+
+    /// Splices the section in or out to match the layout; one splice at a time (the next
+    /// is decided when the pending one is done).
+    func spliceCompositionIfNeeded() {
+        guard let parts, pendingSplice == nil else { return }
+        let wanted = layout.inset != nil
+        if wanted, composition == nil {
+            do {
+                try spliceIn(parts)
+            } catch {
+                log.error("cannot compose the inset", ["reason": "\(error)"])
+            }
+        } else if !wanted, let composition {
+            spliceOut(composition, parts)
+        }
+    }
+
+    private func spliceIn(_ parts: Parts) throws {
+        let bin = try PipelineTemplate.parseBin(try TemplateLibrary.text(named: "composition"))
+        guard let mix = bin.child(named: "mix"), let mainPad = mix.staticPad("sink_0"), let pipPad = mix.staticPad("sink_1"),
+              let frame = bin.child(named: "frame"), let pipIn = bin.child(named: "pip-in"),
+              let input = bin.staticPad("sink"), let output = bin.staticPad("src") else {
+            throw APIError(.pipelineError, "the composition template lacks a named element the code needs")
+        }
+        pipIn.set("channel", pipChannel)
+        pipIn.set("timeout", uint64: Self.inputTimeout)
+        for pad in [mainPad, pipPad] { pad.set("sizing-policy", nick: "keep-aspect-ratio") }
+        let composition = Composition(bin: bin, input: input, output: output, mainPad: mainPad, pipPad: pipPad, frame: frame)
+        arrange(composition)
+        parts.pipeline.add(bin)
+        let splice = Splice()
+        splice.unlink(parts.composeFrom, from: parts.composeInto)
+        splice.link(parts.composeFrom, to: input)
+        splice.link(output, to: parts.composeInto)
+        splice.start(bin)
+        self.composition = composition
+        run(splice, on: parts) { [weak self] done in
+            guard let self else { return }
+            if !done {
+                self.log.error("the composition section could not be linked in")
+            }
+            parts.pipeline.recalculateLatency()
+        }
+    }
+
+    private func spliceOut(_ composition: Composition, _ parts: Parts) {
+        // The compositor keeps producing frames until it stops: dropped from now, they would
+        // fail as not-linked (an error) once the section is unlinked.
+        composition.output.dropData()
+        let splice = Splice()
+        splice.unlink(parts.composeFrom, from: composition.input)
+        splice.unlink(composition.output, from: parts.composeInto)
+        splice.link(parts.composeFrom, to: parts.composeInto)
+        self.composition = nil
+        run(splice, on: parts) { [weak self] done in
+            if !done { self?.log.error("the main video could not be linked past the composition section") }
+            composition.bin.setState(.null)
+            parts.pipeline.remove(composition.bin)
+            parts.pipeline.recalculateLatency()
+        }
+    }
+
+    /// Starts the splice and calls `finished` on the GLib thread once it was made (true) or
+    /// failed (false); then looks whether the layout changed meanwhile. Nothing more when the
+    /// stage stopped first.
+    private func run(_ splice: Splice, on parts: Parts, finished: @escaping @GLibActor (Bool) -> Void) {
+        pendingSplice = splice
+        splice.run(whenIdle: parts.composeFrom)
+        poll(splice, finished: finished)
+    }
+
+    private func poll(_ splice: Splice, attempt: Int = 0, finished: @escaping @GLibActor (Bool) -> Void) {
+        guard pendingSplice === splice else { return }  // the stage stopped
+        switch splice.outcome {
+        case .waiting:
+            // The probe runs before the next frame leaves main-deinterlace: within a frame
+            // period while the stage plays. Waiting longer means it does not stream; give up
+            // after 5 s and leave the splice to the probe.
+            guard attempt < 2500 else {
+                log.warning("the output stage did not reach a moment between frames within 5 s")
+                pendingSplice = nil
+                return
+            }
+            runAfter(milliseconds: 2) { [weak self] in self?.poll(splice, attempt: attempt + 1, finished: finished) }
+        case .done, .failed:
+            pendingSplice = nil
+            finished(splice.outcome == .done)
+            spliceCompositionIfNeeded()
+        }
+    }
+}
