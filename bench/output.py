@@ -49,7 +49,7 @@ POSITION_SLACK_S = 0.5  # a window whose playback position moved further from it
 
 # The conditions, in their order in the first run (later runs rotate it). The daemon's are
 # set up as SETUPS says; PEERS are gst-launch-1.0 processes (playbin3, and the replica of the
-# output pipeline with and without its inset branch).
+# output pipeline as it runs for plain playback).
 CONDITIONS = (
     ("plain", "(a) plain playback"),
     ("pip", "(b) + PiP inset 640x360"),
@@ -60,9 +60,8 @@ CONDITIONS = (
     ("poll_thumb", f"(g) (c) + snapshot.jpg?width={THUMB_WIDTH} polled 2/s"),
     ("peer", "gst-launch-1.0 playbin3 (fake sinks)"),
     ("replica", "gst-launch-1.0 replica of the output stage"),
-    ("replica_no_inset", "the replica without the idle inset branch"),
 )
-PEERS = ("peer", "replica", "replica_no_inset")
+PEERS = ("peer", "replica")
 SETUPS = {  # (subtitle, pip, watermark, poll width: None none, 0 full size)
     "plain": (False, False, None, None),
     "pip": (False, True, None, None),
@@ -320,27 +319,20 @@ def daemon_window(output: Output, key: str, notes: list[str], incidents: list[st
     return sample
 
 
-def replica_argv(clip: Path, inset_branch: bool = True) -> list[str]:
-    """pipelines/output.pipeline as the daemon runs it for plain playback, in one gst-launch:
-    playbin3 -> intervideosink -> intervideosrc -> compositor (the unused inset branch, an
-    intervideosrc no one writes to, on a pad at alpha 0 sized to the frame) -> frame caps ->
-    two silent textoverlays -> gdkpixbufoverlay at alpha 0 -> videoconvert -> fakevideosink
-    drawing overlays (allocation-meta-flags=0), as OutputStage.swift sets them. Without
-    `inset_branch` the compositor has the main pad only."""
-    main, pip = f"bench-{os.getpid()}-main", f"bench-{os.getpid()}-pip"
+def replica_argv(clip: Path) -> list[str]:
+    """pipelines/output.pipeline as the daemon runs it for plain playback (no inset: the
+    composition section is not in the pipeline), in one gst-launch: playbin3 (native-video,
+    as SinkSelection.playbinFlags) -> intervideosink -> intervideosrc -> frame rate caps ->
+    queue -> deinterlace -> two silent textoverlays -> gdkpixbufoverlay at alpha 0 ->
+    videoconvert -> fakevideosink drawing overlays (allocation-meta-flags=0), as
+    OutputStage.swift sets them."""
+    main = f"bench-{os.getpid()}-main"
     year = 365 * 24 * 3600 * 10**9
-    inset = ["intervideosrc", f"channel={pip}", f"timeout={year}", "!", "queue", "!", "mix.sink_1"]
-    inset_pad = ["sink_1::sizing-policy=keep-aspect-ratio", "sink_1::alpha=0", "sink_1::width=1280",
-                 "sink_1::height=720"]
     return [
         "gst-launch-1.0", "playbin3", f"uri={clip.as_uri()}", f"video-sink=intervideosink channel={main}",
-        "audio-sink=fakeaudiosink",
+        "audio-sink=fakeaudiosink", "flags=video+audio+soft-volume+native-video",
         "intervideosrc", f"channel={main}", f"timeout={year}",
-        "!", "capsfilter", f"caps=video/x-raw,framerate={CLIP_FPS}/1", "!", "queue", "!", "mix.sink_0",
-        *(inset if inset_branch else []),
-        "compositor", "name=mix", "background=black", "sink_0::sizing-policy=keep-aspect-ratio",
-        "sink_0::width=1280", "sink_0::height=720", *(inset_pad if inset_branch else []),
-        "!", "capsfilter", "caps=video/x-raw,width=1280,height=720,pixel-aspect-ratio=1/1",
+        "!", "capsfilter", f"caps=video/x-raw,framerate={CLIP_FPS}/1", "!", "queue", "!", "deinterlace",
         "!", "textoverlay", "silent=true", "auto-resize=false", "wait-text=false",
         "!", "textoverlay", "silent=true", "auto-resize=false", "wait-text=false",
         "!", "gdkpixbufoverlay", "alpha=0", "!", "videoconvert",
@@ -443,8 +435,6 @@ def measure(args, procs: Processes, tmp: Path, marquee: Marquee, output: Output,
                 res[key].append(peer_window(procs, gst_launch_argv(clip), tmp))
             elif key == "replica":
                 res[key].append(peer_window(procs, replica_argv(clip), tmp))
-            elif key == "replica_no_inset":
-                res[key].append(peer_window(procs, replica_argv(clip, inset_branch=False), tmp))
             else:
                 res[key].append(daemon_window(output, key, notes, res["incidents"]))
             res["order"].append((key, res[key][-1]["rss"]))
@@ -512,9 +502,9 @@ def report(args, res: dict, ctx: dict, notes: list[str]) -> None:
     print("x columns: ratio of the medians [min..max of the per-run ratios; each run measures every "
           "condition once]")
     print("replica: the output pipeline as the daemon builds it for plain playback, run by gst-launch-1.0 "
-          "(playbin3 -> intervideosink -> intervideosrc -> compositor -> overlays -> fakevideosink); "
-          "(a) / replica is the daemon's cost beyond the GStreamer elements it runs; the row below it has "
-          "no inset branch (a compositor with the main pad only), which the daemon always has")
+          "(playbin3 -> intervideosink -> intervideosrc -> deinterlace -> overlays -> fakevideosink; no "
+          "compositor: it is spliced in only while an inset is shown); (a) / replica is the daemon's cost "
+          "beyond the GStreamer elements it runs")
     others = Series([s["others"] for key, _ in CONDITIONS for s in res[key]])
     print(f"the rest of the machine during the windows (all other processes, /proc/stat): "
           f"{others.fmt(2)} cores of {os.cpu_count()}")

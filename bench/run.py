@@ -407,6 +407,47 @@ class EventStream:
         self._thread.join(timeout=2)
 
 
+# --------------------------------------------------------------------------- playbin3
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, where python3-gi is installed
+
+
+class PlaybinPeer:
+    """bench/playbin_peer.py: a warm process that opens each file in a new playbin3 with fake
+    sinks, as gst-launch-1.0 would. Marquee builds on playbin3, so this is the floor its open
+    could reach with no daemon, HTTP or output stage around it."""
+
+    def __init__(self, procs: Processes) -> None:
+        self.proc = procs.spawn([SYSTEM_PYTHON, str(Path(__file__).resolve().parent / "playbin_peer.py")],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, bufsize=1)
+
+    @staticmethod
+    def available() -> bool:
+        return subprocess.call([SYSTEM_PYTHON, "-c", "import gi; gi.require_version('Gst', '1.0')"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0 \
+            if os.access(SYSTEM_PYTHON, os.X_OK) else False
+
+    def _command(self, line: str) -> str:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline().strip()
+        if not reply:
+            raise BenchError(f"playbin_peer.py exited ({self.proc.poll()}) on {line.split()[0]!r}")
+        return reply
+
+    def load(self, clip: Path) -> float:
+        t0 = time.perf_counter()
+        reply = self._command(f"open {clip.as_uri()}")
+        elapsed = time.perf_counter() - t0
+        if reply != "playing":
+            raise BenchError(f"playbin_peer.py: {reply}")
+        return elapsed
+
+    def stop(self) -> None:
+        self._command("stop")
+
+
 # --------------------------------------------------------------------------- mpv
 
 class Mpv:
@@ -645,16 +686,19 @@ def ms(values: list[float]) -> list[float]:
 
 # --------------------------------------------------------------------------- measurements
 
-def measure_open(marquee: Marquee | None, mpv: Mpv, clip: Path, runs: int,
-                 notes: list[str]) -> dict:
+def measure_open(marquee: Marquee | None, mpv: Mpv, playbin: PlaybinPeer | None, clip: Path,
+                 runs: int, notes: list[str]) -> dict:
     """1. open-to-playing, after one warm-up each; stop between runs; interleaved."""
     uri = clip.as_uri()
-    out = {"marquee": [], "mpv": []}
+    out = {"marquee": [], "mpv": [], "playbin3": []}
     if marquee is not None:
         marquee.open(uri)
         marquee.stop()
     mpv.load(clip)
     mpv.stop()
+    if playbin is not None:
+        playbin.load(clip)
+        playbin.stop()
     resumed = 0
     for _ in range(runs):
         if marquee is not None:
@@ -665,6 +709,9 @@ def measure_open(marquee: Marquee | None, mpv: Mpv, clip: Path, runs: int,
             marquee.stop()
         out["mpv"].append(mpv.load(clip))
         mpv.stop()
+        if playbin is not None:
+            out["playbin3"].append(playbin.load(clip))
+            playbin.stop()
     if resumed:
         notes.append(f"open: {resumed} of {runs} Marquee opens replied with position > 1 s "
                      "(resumed a saved position?)")
@@ -844,6 +891,11 @@ def build_rows(res: dict, have_marquee: bool) -> list[tuple[str, ...]]:
     o = res["open"]
     compare("open -> playing (ms)", Series(ms(o["marquee"])), "mpv", Series(ms(o["mpv"])),
             TARGET_RATIO_OPEN)
+    if o.get("playbin3"):
+        m, p = Series(ms(o["marquee"])), Series(ms(o["playbin3"]))
+        r = ratio(m, p)
+        rows.append(("open -> playing (ms)", m.fmt(1) if have_marquee else na, "playbin3 (warm)", p.fmt(1),
+                     "-" if math.isnan(r) else f"{r:.2f}", "(the floor)", ""))
     s = res["seek"]
     compare("seek key-unit -> playing (ms)", Series(ms(s[("marquee", "key")])),
             "mpv", Series(ms(s[("mpv", "key")])), TARGET_RATIO_SEEK)
@@ -993,8 +1045,13 @@ def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> dict:
     step("starting mpv")
     mpv = Mpv(procs, tmp)
     mpv.start()
+    playbin = PlaybinPeer(procs) if PlaybinPeer.available() else None
+    if playbin is None:
+        notes.append(f"no playbin3 peer: {SYSTEM_PYTHON} lacks python3-gi (scripts/setup.sh --bench)")
     step(f"1/5 open -> playing, {args.runs} runs")
-    res["open"] = measure_open(marquee, mpv, clip, args.runs, notes)
+    res["open"] = measure_open(marquee, mpv, playbin, clip, args.runs, notes)
+    if playbin is not None:
+        procs.end(playbin.proc)
     step(f"2/5 seek -> playing, {args.runs} runs x {2 * len(SEEK_TARGETS)} seeks")
     res["seek"] = measure_seek(marquee, mpv, clip, args.runs, notes)
     mpv.close()  # not needed any more: nothing else runs during the CPU windows

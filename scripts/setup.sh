@@ -22,7 +22,7 @@ browser=(chromium chromium-driver python3-venv)
 packages=("${runtime[@]}")
 case "${1:-}" in
   --runtime) ;;
-  --bench) packages+=("${build[@]}" mpv gstreamer1.0-plugins-base-apps procps) ;;
+  --bench) packages+=("${build[@]}" mpv gstreamer1.0-plugins-base-apps procps python3-gi gir1.2-gstreamer-1.0) ;;
   "") packages+=("${build[@]}" "${browser[@]}") ;;
   *) echo "usage: scripts/setup.sh [--runtime|--bench]" >&2; exit 64 ;;
 esac

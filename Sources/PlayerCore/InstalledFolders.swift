@@ -45,6 +45,9 @@ public enum TemplateLibrary {
     /// The templates the daemon reads (`pipelines/<name>.pipeline`).
     public static let names = ["output", "composition"]
 
+    /// Forgets what was read (tests).
+    static func forget() { loaded.withLock { $0.removeAll() } }
+
     public static func text(named name: String) throws -> String {
         if let text = loaded.withLock({ $0[name] }) { return text }
         let file = name + ".pipeline"

@@ -289,6 +289,24 @@ final class PictureInPictureTests: XCTestCase {
         XCTAssertEqual((try? r.json() as? [String: Any])?.errorCode, "no_video", r.text)
     }
 
+    /// Sources of different sizes one after another: each reaches the screen at its own size.
+    /// The output stage renegotiates at every switch; with a compositor always in the stage,
+    /// switching between the 320x240 demo and a larger clip failed now and then
+    /// (`main-in: not-negotiated`, no picture while `playing`).
+    func testAlternatingSourceSizesAlwaysReachTheScreen() throws {
+        let red = try OutputFixtures.solidClip(.red)
+        for round in 0..<12 {
+            let demo = round.isMultiple(of: 2)
+            let (status, body) = try daemon.post("/v1/player/open?wait=playing", ["uri": demo ? "demo://" : red.path])
+            XCTAssertEqual(status, 200, "round \(round): \(body)")
+            _ = try daemon.waitForFrame("round \(round): the \(demo ? "demo at 320x240" : "red clip at 640x360")") { frame in
+                demo ? frame.sourceWidth == 320 && frame.sourceHeight == 240 && frame.fraction(where: \.isRed) < 0.5
+                    : frame.sourceWidth == 640 && frame.sourceHeight == 360 && frame.fraction(where: \.isRed) > 0.98
+            }
+        }
+        XCTAssertFalse(daemon.log.contains("not-negotiated"), daemon.log.suffix(2000).description)
+    }
+
     func testFirstSnapshotAfterPlayingIsTheVideoOrNoVideo() throws {
         // Once `open?wait=playing` answers, snapshot.jpg shows the main video, or says
         // no_video while its first frame is on its way; never some other picture (a

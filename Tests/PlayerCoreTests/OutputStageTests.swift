@@ -30,6 +30,28 @@ final class OutputStageTests: GStreamerTestCase {
         XCTAssertThrowsError(try TemplateLibrary.text(named: "no-such-template"))
     }
 
+    /// A package upgrade replaces the templates (and the binary) under a running daemon: what
+    /// `load` read at start is what it keeps using.
+    func testTemplatesAreReadOnceAndKept() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-pipelines-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        for name in TemplateLibrary.names {
+            let text = try String(contentsOf: Self.pipelinesFolder.appendingPathComponent(name + ".pipeline"), encoding: .utf8)
+            try ("# the copy read at start\n" + text).write(to: copy.appendingPathComponent(name + ".pipeline"), atomically: true, encoding: .utf8)
+        }
+        setenv("MARQUEE_PIPELINES", copy.path, 1)
+        TemplateLibrary.forget()
+        defer {
+            unsetenv("MARQUEE_PIPELINES")
+            TemplateLibrary.forget()
+        }
+        try TemplateLibrary.load()
+        try FileManager.default.removeItem(at: copy)
+        for name in TemplateLibrary.names {
+            XCTAssertTrue(try TemplateLibrary.text(named: name).hasPrefix("# the copy read at start"), name)
+        }
+    }
+
     @GLibActor
     func testComposesTheMainVideoAndTheInsetAtTheSink() async throws {
         let stage = OutputStage(videoSink: "fakevideosink")
