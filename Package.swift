@@ -3,6 +3,9 @@ import PackageDescription
 
 // Layers import one way, top to bottom (see docs/ARCHITECTURE.md):
 //   marquee -> ControlServer -> PlayerCore -> GStreamerKit -> GLibRuntime -> C modules
+// TextSupport sits below them all and imports only the standard library, libc and
+// FoundationEssentials: it stands in for Foundation's text APIs, since the daemon links
+// only FoundationEssentials.
 // ControlAPI and MarqueeClient import no C module, so their tests run in milliseconds.
 let package = Package(
     name: "Marquee",
@@ -16,22 +19,23 @@ let package = Package(
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
                        providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "Logging"),
+        .target(name: "TextSupport"),
+        .target(name: "Logging", dependencies: ["TextSupport"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "GLibRuntime", dependencies: ["CGStreamer"]),
-        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "GLibRuntime"]),
-        .target(name: "ControlAPI"),
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "GLibRuntime", "TextSupport"]),
+        .target(name: "ControlAPI", dependencies: ["TextSupport"]),
         .target(name: "HLS"),
-        .target(name: "Subtitles"),
-        .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime"]),
-        .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
-        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "Storage"]),
+        .target(name: "Subtitles", dependencies: ["TextSupport"]),
+        .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime", "TextSupport"]),
+        .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging", "TextSupport"]),
+        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "Storage", "TextSupport"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
         .executableTarget(name: "marquee-conformance", dependencies: ["HLS", "Subtitles"], path: "Sources/Conformance"),
-        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging", "Storage"]),
+        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
 
-        .target(name: "TestMedia", dependencies: [], path: "Tests/TestMedia"),
+        .target(name: "TestMedia", dependencies: ["MarqueeClient"], path: "Tests/TestMedia"),
         .target(name: "GLibTestSupport", dependencies: ["GLibRuntime", "GStreamerKit"], path: "Tests/GLibTestSupport"),
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),

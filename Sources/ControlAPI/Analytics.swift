@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One playback analytics event as it is posted to the collector (`--analytics-url`).
 /// `seq` increases for the daemon's lifetime, across restarts: a collector de-duplicates on

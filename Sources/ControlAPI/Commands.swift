@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Every command a client can send. HTTP routes, WebSocket messages and the CLI all decode
 /// into this one type and go through `Player.send(_:)`.
@@ -143,7 +144,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         referer = try c.decodeIfPresent(String.self, forKey: .referer)
         userAgent = try c.decodeIfPresent(String.self, forKey: .userAgent)
         keyHeaders = try c.decodeIfPresent([String: String].self, forKey: .keyHeaders)
-        guard !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !uri.trimmingWhitespace().isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
         try checkURILength(uri, field: "uri")
@@ -163,7 +164,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         if let start, !(start.isFinite && start >= 0) {
             throw APIError(.invalidArgument, "'start' must be a number of seconds >= 0")
         }
-        if let subtitle, subtitle.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if let subtitle, subtitle.trimmingWhitespace().isEmpty {
             throw APIError(.invalidArgument, "'subtitle' must be a subtitle file's URI or path")
         }
     }
@@ -281,7 +282,7 @@ public struct SubtitleRequest: Codable, Sendable, Equatable {
         }
         id = try c.decodeIfPresent(String.self, forKey: .id)
         uri = try c.decodeIfPresent(String.self, forKey: .uri)
-        if c.contains(.uri), uri?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true {
+        if c.contains(.uri), uri?.trimmingWhitespace().isEmpty ?? true {
             throw APIError(.invalidArgument, "'uri' must be a subtitle file's URI or path")
         }
         try checkURILength(uri, field: "uri")

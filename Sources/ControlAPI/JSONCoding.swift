@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one JSON configuration of the API. Never build JSON by hand.
 public enum JSONCoding {
@@ -21,7 +21,7 @@ public enum JSONCoding {
         if nestingDepth(of: body) > maxNesting {
             throw APIError(.invalidJSON, "the body is nested deeper than \(maxNesting) levels")
         }
-        guard (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil else {
+        guard (try? JSONDecoder().decode(JSONValue.self, from: body)) != nil else {
             throw APIError(.invalidJSON, "the body is not valid JSON")
         }
         do {

@@ -87,7 +87,7 @@ public struct PipStartRequest: Codable, Sendable, Equatable {
         uri = try c.decode(String.self, forKey: .uri)
         rect = try c.decodeIfPresent(Rect.self, forKey: .rect)
         muted = try c.decodeIfPresent(Bool.self, forKey: .muted)
-        guard !uri.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !uri.trimmingWhitespace().isEmpty else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
         try checkURILength(uri, field: "uri")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A command sent over the events WebSocket: `{"id": 7, "command": "seek", "args": {...}}`.
 /// The id is echoed back as given (number or string).
@@ -9,18 +9,17 @@ public struct WebSocketCommand: Sendable {
     /// Decodes one text frame. On failure the error carries the id when one could be read,
     /// so the reply can still name the message it answers.
     public static func decode(_ text: String) -> Result<WebSocketCommand, WebSocketCommandError> {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
-              let message = object as? [String: Any] else {
+        guard case .object(let message)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
             return .failure(WebSocketCommandError(id: nil, error: APIError(.invalidJSON, "a message must be a JSON object")))
         }
         // JSONDecoder reads the id: it tells numbers from booleans reliably on every platform.
         let id = (try? JSONDecoder().decode(IDOnly.self, from: Data(text.utf8)))?.id
-        guard let name = message["command"] as? String else {
+        guard case .string(let name)? = message["command"] else {
             return .failure(WebSocketCommandError(id: id, error: APIError(.invalidArgument, "missing field 'command'")))
         }
         var arguments = Data("{}".utf8)
-        if let args = message["args"], !(args is NSNull) {
-            guard args is [String: Any], let data = try? JSONSerialization.data(withJSONObject: args) else {
+        if let args = message["args"], args != .null {
+            guard case .object = args, let data = try? JSONEncoder().encode(args) else {
                 return .failure(WebSocketCommandError(id: id, error: APIError(.invalidArgument, "'args' must be an object")))
             }
             arguments = data

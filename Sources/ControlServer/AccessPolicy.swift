@@ -93,7 +93,7 @@ public struct AccessPolicy: Sendable, Equatable {
     /// `scheme://host[:port]` lowercased the way browsers send it, or nil when `text` is
     /// not an origin.
     static func normalizedOrigin(_ text: String) -> String? {
-        guard let sep = text.range(of: "://") else { return nil }
+        guard let sep = text.firstRange(of: "://") else { return nil }
         let scheme = text[..<sep.lowerBound]
         let authority = text[sep.upperBound...]
         guard scheme == "http" || scheme == "https", !authority.isEmpty,

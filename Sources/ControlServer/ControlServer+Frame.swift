@@ -1,6 +1,7 @@
 import CSoup
 import ControlAPI
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GLibRuntime
 import GStreamerKit
 import HTTPFetch

@@ -1,6 +1,6 @@
 import CSoup
 import ControlAPI
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 import PlayerCore
 

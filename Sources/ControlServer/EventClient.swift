@@ -1,5 +1,5 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 
 /// Where one client's frames go: a WebSocket connection or an SSE response.

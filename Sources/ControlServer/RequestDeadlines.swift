@@ -1,5 +1,5 @@
 import CSoup
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 
 /// Closes connections whose request does not arrive in time. libsoup waits forever for a

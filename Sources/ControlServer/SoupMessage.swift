@@ -1,6 +1,6 @@
 import CSoup
 import ControlAPI
-import Foundation
+import FoundationEssentials
 
 /// A borrowed SoupServerMessage with the few accessors the server uses. Valid only while
 /// libsoup is processing the message (inside a handler, or while paused and referenced).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The dashboard's files: `web/` at `/`, and Debian's KaTeX (`libjs-katex`) at
 /// `/vendor/katex/`. Read-only, GET and HEAD only, no listing; a path that leaves its folder
@@ -45,8 +45,30 @@ public struct StaticFiles: Sendable {
 
     public enum Failure: Error, Equatable { case notFound, noDashboard }
 
+    /// `removingPercentEncoding`, which FoundationEssentials lacks: nil when a "%" is not
+    /// followed by two hex digits or the decoded bytes are not UTF-8.
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var input = text.utf8.makeIterator()
+        while let byte = input.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     public func file(at rawPath: String) -> Result<File, Failure> {
-        guard let path = rawPath.removingPercentEncoding, !path.contains("\0"), !path.contains("\\") else { return .failure(.notFound) }
+        guard let path = Self.percentDecoded(rawPath), !path.contains("\0"), !path.contains("\\") else { return .failure(.notFound) }
         // Dot segments are refused outright rather than resolved: no legitimate page links so.
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !segments.contains(where: { $0 == ".." || $0 == "." }) else { return .failure(.notFound) }
@@ -57,8 +79,8 @@ public struct StaticFiles: Sendable {
         if relative.isEmpty || relative.hasSuffix("/") { relative += "index.html" }
         let candidate = mount.folder.appendingPathComponent(relative).resolvingSymlinksInPath()
         guard ([mount.folder] + mount.alsoAllowed).contains(where: { candidate.path.hasPrefix($0.path + "/") }) else { return .failure(.notFound) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+        var isDirectory = false  // FoundationEssentials' fileExists takes a plain Bool, not ObjCBool
+        guard FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory,
               let body = FileManager.default.contents(atPath: candidate.path) else { return .failure(.notFound) }
         let type = Self.contentType(of: candidate.pathExtension)
         var headers = ["Cache-Control": mount.cacheControl, "X-Content-Type-Options": "nosniff"]

@@ -1,10 +1,10 @@
 import CGStreamer
-import Foundation
+import Dispatch
 
 /// The process's GLib main loop over the default context.
 public enum MainLoop {
     nonisolated(unsafe) private static var loop: OpaquePointer?
-    private static let startLock = NSLock()
+    private static let startLock = ThreadLock()
     nonisolated(unsafe) private static var helperStarted = false
 
     /// Runs the default main context on the calling thread until `quit()`. The daemon calls
@@ -31,13 +31,11 @@ public enum MainLoop {
         guard !helperStarted else { return }
         helperStarted = true
         let ready = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        DetachedThread.start(name: "glib-main") {
             g_main_context_acquire(g_main_context_default())
             ready.signal()
             run()
         }
-        thread.name = "glib-main"
-        thread.start()
         ready.wait()
     }
 }

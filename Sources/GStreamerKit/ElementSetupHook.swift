@@ -1,5 +1,6 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import GLibRuntime
 
 /// Watches playbin3's `element-setup` signal, which fires for every element playbin3 creates
 /// (sources, demuxers, decoders), on whichever thread creates it. `configure` runs there, at
@@ -7,7 +8,7 @@ import Foundation
 /// the watched factories are also kept so the GLib thread can change them later.
 /// Thread-safe; `disconnect()` before the playbin goes away.
 public final class ElementSetupHook: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var kept: [String: UnsafeMutablePointer<GstElement>] = [:]  // one reference each
     private let factories: Set<String>
     private let configure: @Sendable (String, Element) -> Void

@@ -1,5 +1,5 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
 
 /// Process-wide GStreamer set-up.
 public enum GStreamer {

@@ -1,12 +1,13 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import GLibRuntime
 
 /// playbin3's `about-to-finish`: fired on a streaming thread shortly before the current URI
 /// runs out. Setting `uri` there, at once, makes playbin3 go on to it without a gap. The next
 /// URI is armed ahead from the owner's thread (`arm`); the hook takes it once, sets it, and
 /// calls `switched` (on the streaming thread). Thread-safe; `disconnect()` before dropping.
 public final class GaplessHook: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var nextURI: String?
     private var playbin: UnsafeMutablePointer<GstElement>?
     private var handlerID: UInt = 0

@@ -1,5 +1,6 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Builds a pipeline from a template in `pipelines/`: structure only, named elements, no
 /// user data. Runtime values are set afterwards as properties on the named elements.
@@ -27,7 +28,7 @@ public enum PipelineTemplate {
     private static func parse(_ template: String,
                               with parser: (String, inout UnsafeMutablePointer<GError>?) -> UnsafeMutablePointer<GstElement>?) throws -> Element {
         let description = template.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+            .filter { !$0.trimmingHorizontalWhitespace().hasPrefix("#") }
             .joined(separator: " ")
         var error: UnsafeMutablePointer<GError>? = nil
         let element = parser(description, &error)

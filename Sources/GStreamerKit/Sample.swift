@@ -1,5 +1,5 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
 
 /// Owns one reference to a GstSample (a buffer with its caps). Samples are immutable and
 /// reference-counted by GStreamer, so any thread may use one.

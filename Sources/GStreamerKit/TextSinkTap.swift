@@ -1,5 +1,5 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
 
 /// A text sink for playbin3 (`text-sink`) that hands each subtitle buffer to Swift when it
 /// is due on the clock, instead of drawing it: Marquee draws subtitles in its output stage

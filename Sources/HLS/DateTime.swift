@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// ISO 8601 date-time of EXT-X-PROGRAM-DATE-TIME (RFC 8216 s4.3.2.6), parsed by hand so that no
 /// formatter object is shared between threads and nothing can trap.

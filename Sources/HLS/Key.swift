@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// EXT-X-KEY / EXT-X-SESSION-KEY (RFC 8216 s4.3.2.4, s4.3.4.5).
 public struct Key: Sendable, Equatable {

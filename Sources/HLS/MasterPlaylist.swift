@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A master (multivariant) playlist: RFC 8216 s4.3.4.
 public struct MasterPlaylist: Sendable, Equatable {

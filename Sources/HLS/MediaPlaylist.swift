@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A media playlist: RFC 8216 s4.3.3.
 public struct MediaPlaylist: Sendable, Equatable {

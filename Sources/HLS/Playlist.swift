@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A parsed HLS playlist (RFC 8216): either a master (multivariant) playlist or a media playlist.
 public enum Playlist: Sendable, Equatable {

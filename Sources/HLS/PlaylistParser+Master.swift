@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PlaylistParser {
     /// The master playlist loop: every EXT-X-STREAM-INF takes the next URI line (comments,

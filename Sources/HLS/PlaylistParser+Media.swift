@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PlaylistParser {
     /// What the tags before a segment's URI line have said about it so far.

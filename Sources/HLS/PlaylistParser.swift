@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Drives a parse: splits the text into lines, decides master or media, and handles the tags
 /// both kinds share (EXT-X-VERSION, EXT-X-INDEPENDENT-SEGMENTS, EXT-X-START, EXT-X-DEFINE).

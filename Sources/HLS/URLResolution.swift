@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Resolves a URI from a playlist against the playlist's own URL (RFC 8216 s4.1: relative
 /// URIs are relative to the playlist that contains them; RFC 3986 s5 does the rest).

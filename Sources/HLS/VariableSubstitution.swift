@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// EXT-X-DEFINE (rfc8216bis s4.4.2.3) and `{$name}` variable references (s4.3).
 ///

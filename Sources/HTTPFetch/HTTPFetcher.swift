@@ -1,5 +1,5 @@
 import CSoup
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 
 /// A fetched HTTP resource: small bodies only (playlists, keys), read whole.

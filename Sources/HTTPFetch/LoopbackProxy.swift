@@ -1,5 +1,6 @@
 import CSoup
-import Foundation
+import FoundationEssentials
+import TextSupport
 import GLibRuntime
 
 /// Sends per-session request headers on every request a player makes. hlsdemux2 (GStreamer
@@ -35,7 +36,7 @@ public final class LoopbackProxy {
     /// Starts the listener on first use. Returns the token that names the session.
     public func register(_ session: Session) throws -> String {
         try startIfNeeded()
-        let token = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let token = (0..<16).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
         sessions[token] = session
         return token
     }
@@ -47,8 +48,8 @@ public final class LoopbackProxy {
     /// The proxy URL that fetches `origin` for the session.
     public func url(for origin: String, token: String, isKey: Bool = false) -> String {
         let encoded = Data(origin.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-").replacing("/", with: "_")
+            .replacing("=", with: "")
         return "\(baseURL)/\(isKey ? "k" : "p")/\(token)/\(encoded)"
     }
 
@@ -61,7 +62,7 @@ public final class LoopbackProxy {
     private static func parse(path: String) -> (isKey: Bool, token: String, origin: String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count == 3, parts[0] == "p" || parts[0] == "k" else { return nil }
-        var b64 = parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var b64 = String(parts[2]).replacing("-", with: "+").replacing("_", with: "/")
         while b64.count % 4 != 0 { b64 += "=" }
         guard let data = Data(base64Encoded: b64), let origin = String(data: data, encoding: .utf8) else { return nil }
         return (parts[0] == "k", String(parts[1]), origin)

@@ -1,5 +1,5 @@
 import CSoup
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 
 /// A libsoup server on 127.0.0.1 (a free port) on the GLib thread, for the header proxy.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Rewrites every URI of an HLS playlist (URI lines and `URI="..."` attributes) through
 /// `map(absoluteURL, isKey)`, resolving relative URIs against `base` first. Pure text work:
@@ -10,7 +11,7 @@ enum PlaylistRewriter {
         // alone would leave CRLF playlists in one piece.
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             let line = String(rawLine)
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingHorizontalWhitespace()
             if trimmed.isEmpty {
                 out.append(line)
             } else if trimmed.hasPrefix("#") {
@@ -24,7 +25,7 @@ enum PlaylistRewriter {
     }
 
     private static func rewriteAttributeURI(_ line: String, base: URL, isKey: Bool, map: (String, Bool) -> String) -> String {
-        guard let start = line.range(of: "URI=\"") else { return line }
+        guard let start = line.firstRange(of: "URI=\"") else { return line }
         let rest = line[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return line }
         let uri = String(rest[..<end])

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import Synchronization
 
 /// Structured log lines on stderr, one per event: `ts=... level=info cat=player msg="state" state=playing`.
@@ -37,7 +39,7 @@ public struct Logger: Sendable {
         var line = "ts=\(Self.timestamp()) level=\(level.name) cat=\(category) msg=\(Self.quote(message))"
         for (key, value) in fields { line += " \(key)=\(Self.quote(value))" }
         line += "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStream.writeError(line)
     }
 
     private static func timestamp() -> String {
@@ -46,8 +48,8 @@ public struct Logger: Sendable {
         var t = time_t(now.tv_sec)
         var parts = tm()
         gmtime_r(&t, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec, Int(now.tv_nsec / 1_000_000))
+        return String(printf: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec, Int32(now.tv_nsec / 1_000_000))
     }
 
     /// logfmt quoting: bare when safe, otherwise quoted with escapes (user text stays one line).

@@ -10,7 +10,7 @@ struct Endpoint: Sendable, Equatable {
     init(baseURL: String) throws {
         var rest = Substring(baseURL.trimmingSpaces())
         var scheme = "http"
-        if let sep = rest.range(of: "://") {
+        if let sep = rest.firstRange(of: "://") {
             scheme = rest[..<sep.lowerBound].lowercased()
             rest = rest[sep.upperBound...]
         }

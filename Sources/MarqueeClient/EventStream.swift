@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One Server-Sent Event.
 public struct SSEEvent: Equatable, Sendable {
@@ -16,10 +16,10 @@ public struct SSEEvent: Equatable, Sendable {
         self.data = data
     }
 
-    /// `data` parsed with JSONSerialization (Marquee sends `{"seq", "type", "data"}`).
-    public func json() throws -> Any {
+    /// `data` parsed into a `JSONTree` (Marquee sends `{"seq", "type", "data"}`).
+    public func jsonTree() throws -> Any {
         do {
-            return try JSONSerialization.jsonObject(with: Data(data.utf8), options: [.fragmentsAllowed])
+            return try JSONTree.parse(Data(data.utf8))
         } catch {
             throw ClientError.protocolError("event data is not JSON: \(data.prefix(200))")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A complete HTTP response.
 public struct HTTPResponse: Sendable {
@@ -22,17 +22,17 @@ public struct HTTPResponse: Sendable {
     /// True for 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    /// The body parsed with JSONSerialization: [String: Any], [Any], String, NSNumber or NSNull.
-    public func json() throws -> Any {
+    /// The body parsed into a `JSONTree`: [String: Any], [Any], String, Bool, Int, Double or JSONNull.
+    public func jsonTree() throws -> Any {
         do {
-            return try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+            return try JSONTree.parse(body)
         } catch {
             throw ClientError.protocolError("response body is not JSON: \(text.prefix(200))")
         }
     }
 
     /// Returns self for a 2xx response, else throws `ClientError.http(status:body:)`; lets a
-    /// caller that needs success write `try client.get(path).requireSuccess().json()`.
+    /// caller that needs success write `try client.get(path).requireSuccess().jsonTree()`.
     @discardableResult
     public func requireSuccess() throws -> HTTPResponse {
         guard isSuccess else { throw ClientError.http(status: status, body: body) }
@@ -131,12 +131,13 @@ public struct HTTPClient: Sendable {
                            headers: ["Content-Type": "application/json"])
     }
 
-    /// JSONSerialization, checked first because it traps rather than throws on values it
-    /// cannot represent.
+    /// An `Any` tree as JSON, with sorted keys and unescaped slashes.
     static func encodeJSON(_ object: Any) throws -> Data {
-        guard JSONSerialization.isValidJSONObject(object) else {
+        guard let value = JSONTree.value(object) else {
             throw ClientError.protocolError("value is not JSON-serializable")
         }
-        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+import FoundationEssentials
 
 /// Errors thrown by every MarqueeClient type.
 public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {

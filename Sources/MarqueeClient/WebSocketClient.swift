@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A complete (reassembled) WebSocket data message.
 public enum WebSocketMessage: Equatable, Sendable {

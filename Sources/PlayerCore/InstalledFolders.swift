@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Finds the folders the daemon reads at run time (`pipelines/`, `web/`), so the files in

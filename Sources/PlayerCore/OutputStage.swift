@@ -1,5 +1,6 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
+import Glibc
 import GLibRuntime
 import GStreamerKit
 import Logging
@@ -180,9 +181,9 @@ final class OutputStage {
     private func handle(_ event: BusEvent) {
         switch event {
         case .error(let error):
-            log.error("output pipeline error", ["message": error.message, "debug": error.debug ?? ""])
+            log.error("output pipeline error", ["message": error.message, "source": error.source ?? "", "debug": error.debug ?? ""])
         case .warning(let warning):
-            log.warning("output pipeline warning", ["message": warning.message])
+            log.warning("output pipeline warning", ["message": warning.message, "source": warning.source ?? "", "debug": warning.debug ?? ""])
         case .latency:
             // A section spliced in or out changes what the sink must wait for.
             parts?.pipeline.recalculateLatency()

@@ -1,5 +1,5 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 import GStreamerKit
 import HLS

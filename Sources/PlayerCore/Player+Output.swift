@@ -1,5 +1,5 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
 import GLibRuntime
 import GStreamerKit
 import Subtitles
@@ -164,9 +164,7 @@ extension Player {
 /// Reads a PNG's size from its header, without decoding it.
 enum PNGHeader {
     static func size(of file: URL) -> (width: Int, height: Int)? {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
-        defer { try? handle.close() }
-        guard let bytes = try? handle.read(upToCount: 24), bytes.count == 24 else { return nil }
+        guard let bytes = try? FilePrefix.read(file, upTo: 24), bytes.count == 24 else { return nil }
         let header = [UInt8](bytes)
         // The 8-byte signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
         guard header[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], header[12..<16] == [0x49, 0x48, 0x44, 0x52] else { return nil }

@@ -1,5 +1,6 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
+import TextSupport
 import GLibRuntime
 import HLS
 import HTTPFetch
@@ -154,7 +155,7 @@ extension Player {
         session.recovery = nil
         session.stallWatch.reset()
         let downtime = recovery.downtime(now: .now)
-        log.info("recovered", ["attempts": "\(recovery.attempts)", "downtime": String(format: "%.1f", downtime)])
+        log.info("recovered", ["attempts": "\(recovery.attempts)", "downtime": String(printf: "%.1f", downtime)])
         publish(.recovered(RecoveredUpdate(attempts: max(1, recovery.attempts), downtime: downtime)))
     }
 

@@ -1,5 +1,6 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
+import TextSupport
 import GLibRuntime
 import GStreamerKit
 import Subtitles
@@ -41,16 +42,14 @@ extension Player {
         do {
             // Read at most one byte past the limit rather than trust the size: files such as
             // those under /proc say 0 and have no end.
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: Self.maxSubtitleFileBytes + 1) ?? Data()
+            data = try FilePrefix.read(file, upTo: Self.maxSubtitleFileBytes + 1)
             if data.count > Self.maxSubtitleFileBytes {
                 throw APIError(.subtitleError, "\(file.lastPathComponent) is larger than 16 MiB: not a subtitle file")
             }
         } catch let error as APIError {
             throw error
         } catch {
-            throw APIError(.subtitleError, "cannot read \(file.lastPathComponent): \(error.localizedDescription)")
+            throw APIError(.subtitleError, "cannot read \(file.lastPathComponent): \(error)")
         }
         do {
             let document = try SubtitleDocument.parse(data, format: Self.subtitleFormat(forExtension: file.pathExtension))
@@ -141,7 +140,7 @@ extension Player {
         // A cue without a duration stays up to 5 s (or until the next one replaces it).
         let cue = Subtitles.Cue(start: start, end: start + (buffer.duration ?? 5),
                                 text: buffer.isMarkup ? buffer.text : BasicMarkup.escape(buffer.text))
-        let trimmed = cue.plainText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = cue.plainText.trimmingWhitespace()
         showCue(trimmed.isEmpty ? nil : SubtitleSchedule.Shown(plainText: cue.plainText, markup: cue.basicMarkup, start: cue.start, end: cue.end))
         refreshCue()
     }

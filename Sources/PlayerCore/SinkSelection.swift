@@ -1,5 +1,5 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
 import GStreamerKit
 
 /// Chooses the video and audio sinks once at start-up. An operator's choice wins; otherwise

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The book-keeping of one network fault of an http(s) source, from the moment it stopped
 /// delivering until it delivers again or the player gives up. Pure values; the player

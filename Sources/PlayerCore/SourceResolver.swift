@@ -1,5 +1,7 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 
 /// What an `open` request resolved to: the URI GStreamer gets and what the API reports.
 public struct ResolvedSource: Sendable, Equatable {
@@ -43,7 +45,7 @@ public struct SourceResolver: Sendable {
     }
 
     public func resolve(_ request: OpenRequest) throws(APIError) -> ResolvedSource {
-        let text = request.uri.trimmingCharacters(in: .whitespaces)
+        let text = request.uri.trimmingHorizontalWhitespace()
         let isDemo = text == "demo" || text == "demo:" || text == Self.demoURI
         let scheme = isDemo ? "demo" : Self.scheme(of: text) ?? "file"
         if let allowedSchemes, Self.supportedSchemes.contains(scheme), !allowedSchemes.contains(scheme) {
@@ -104,7 +106,7 @@ public struct SourceResolver: Sendable {
     /// checked as media files are: inside the media roots, a readable regular file. Returns
     /// its real path.
     public func localFile(_ text: String) throws(APIError) -> URL {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingHorizontalWhitespace()
         guard let scheme = Self.scheme(of: trimmed) else { return try checkedFile(path: trimmed) }
         guard scheme == "file", let url = URL(string: trimmed), url.isFileURL, !url.path.isEmpty else {
             throw APIError(.unsupportedURI, "'\(trimmed)' must be a local file: a path or a file:// URI")

@@ -1,5 +1,6 @@
 import ControlAPI
-import Foundation
+import FoundationEssentials
+import GLibRuntime
 import GStreamerKit
 
 /// How an HLS variant is pinned in GStreamer 1.22. hlsdemux2 exposes no stream selection for
@@ -26,7 +27,7 @@ final class VariantPin: @unchecked Sendable {
         var connectionBitrate: Int
     }
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var limits: Limits?
 
     static let defaultTargetRatio = 0.8

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The durable outbox for playback analytics events: the player appends, a sender uploads in
 /// `seq` order and reports each outcome.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The daemon's database file and the stores in it, opened together at start.
 ///
@@ -15,10 +15,17 @@ public final class DaemonStorage {
 
     /// Opens or creates `<directory>/marquee.sqlite3`. The directory must exist.
     public init(directory: String, maxPendingAnalytics: Int = AnalyticsOutbox.defaultMaxPending) throws {
-        database = try SQLiteDatabase(path: (directory as NSString).appendingPathComponent(Self.fileName))
+        database = try SQLiteDatabase(path: Self.path(directory, Self.fileName))
         analytics = try AnalyticsOutbox(database: database, maxPending: maxPendingAnalytics)
         resume = try ResumeStore(database: database)
     }
 
     public func close() { database.close() }
+
+    /// `NSString.appendingPathComponent`, which FoundationEssentials lacks: a "/" between
+    /// the parts unless the directory is empty or already ends in one.
+    static func path(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty || directory.hasSuffix("/") { return directory + name }
+        return directory + "/" + name
+    }
 }

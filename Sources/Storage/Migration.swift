@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One step of a schema: `apply` runs in a transaction together with setting
 /// `PRAGMA user_version` to `version`, so a crash mid-migration leaves the previous version.

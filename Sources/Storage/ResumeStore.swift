@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a viewer left off in a piece of content, and how much of it they have watched.
 public struct ResumePoint: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// The owner of one SQLite connection (`sqlite3*`) to one database file.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One value bound to a statement parameter or read from a column: SQLite's five storage
 /// classes. The literal conformances let callers write `db.run("... ?, ?", "abc", 3)`.

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// One prepared statement (`sqlite3_stmt*`), finalized in `deinit`.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// SAMI (.smi) parser.
 ///
@@ -150,9 +151,9 @@ enum SAMIParser {
             }
         }
         let decoded = Markup.decodeEntities(String(collapsed), keep: ["lt", "gt", "amp"])
-            .replacingOccurrences(of: "\u{2028}", with: "\n")
+            .replacing("\u{2028}", with: "\n")
         let lines = decoded.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: [" "])
+            $0.trimmingScalars(where: { $0 == " " })
         }
         var result = lines.joined(separator: "\n")
         while result.hasPrefix("\n") { result.removeFirst() }
@@ -193,9 +194,9 @@ enum SAMIParser {
             for declaration in String(body).split(separator: ";") {
                 let parts = declaration.split(separator: ":", maxSplits: 1)
                 guard parts.count == 2 else { continue }
-                let key = parts[0].trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-                let value = parts[1].trimmingCharacters(in: .whitespacesAndNewlines)
-                    .trimmingCharacters(in: ["\"", "'"])
+                let key = parts[0].trimmingWhitespace().lowercased()
+                let value = parts[1].trimmingWhitespace()
+                    .trimmingScalars(where: { $0 == "\"" || $0 == "'" })
                 if key == "lang", !value.isEmpty { result[String(name).lowercased()] = value }
             }
         }

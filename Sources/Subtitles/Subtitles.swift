@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The subtitle formats this module reads.
 public enum SubtitleFormat: String, Sendable, Equatable, CaseIterable {
@@ -88,8 +88,23 @@ public struct SubtitleDocument: Sendable, Equatable {
         if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
         let trimmed = scalars.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
         if trimmed.starts(with: "WEBVTT".unicodeScalars) { return .webvtt }
-        if text.range(of: "<SAMI", options: .caseInsensitive) != nil { return .sami }
+        if containsSAMITag(text) { return .sami }
         return .srt
+    }
+
+    /// Whether "<SAMI" occurs in any ASCII case. (Foundation's case-insensitive `range(of:)`
+    /// is not in FoundationEssentials; the tag is ASCII, so comparing UTF-8 bytes suffices.)
+    private static func containsSAMITag(_ text: String) -> Bool {
+        let tag = Array("<sami".utf8)
+        let bytes = Array(text.utf8)
+        guard bytes.count >= tag.count else { return false }
+        return (0...(bytes.count - tag.count)).contains { start in
+            tag.indices.allSatisfy { i in
+                let byte = bytes[start + i]
+                // ORing 0x20 lowercases ASCII letters; "<" already equals itself.
+                return (i == 0 ? byte : byte | 0x20) == tag[i]
+            }
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns subtitle bytes into text.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import GLibRuntime
 import GStreamerKit
 
 /// What the recorder records.
@@ -27,9 +28,9 @@ final class RecorderPipeline: @unchecked Sendable {
 
     let pipeline: Element
     let segmenter: Element
-    // Touched from streaming threads (pad-added); NSLock rather than Mutex so
+    // Touched from streaming threads (pad-added); ThreadLock rather than Mutex so
     // ThreadSanitizer sees the locking.
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var hooks: [PadAddedHook] = []
     private var videoLinked = false
 

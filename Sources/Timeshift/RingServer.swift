@@ -1,6 +1,9 @@
 import CGStreamer
 import CSoup
-import Foundation
+import FoundationEssentials
+import GLibRuntime
+import Dispatch
+import TextSupport
 import Logging
 
 /// Serves timeshift rings to playbin3 over loopback HTTP (hlsdemux2 reads no file://):
@@ -33,7 +36,7 @@ public final class RingServer: @unchecked Sendable {
     /// How long a playlist request waits for the first segments before a 503.
     static let firstSegmentsTimeout: UInt32 = 20_000
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     // Guarded by `lock`:
     private var publications: [String: Publication] = [:]
     private var origins: [String: Double] = [:]
@@ -54,7 +57,7 @@ public final class RingServer: @unchecked Sendable {
         let started = DispatchSemaphore(value: 0)
         let outcome = StartOutcome()
         outcome.context = context
-        let thread = Thread {
+        DetachedThread.start(name: "marquee-ring-server") {
             let context = outcome.context
             g_main_context_push_thread_default(context)
             outcome.baseURL = Self.listen(outcome)
@@ -63,8 +66,6 @@ public final class RingServer: @unchecked Sendable {
             let loop = g_main_loop_new(context, 0)
             g_main_loop_run(loop)  // for the life of the process
         }
-        thread.name = "marquee-ring-server"
-        thread.start()
         started.wait()
         guard let url = outcome.baseURL else { throw RecorderError.cannotStart("cannot listen on 127.0.0.1 for the ring") }
         baseURL = url
@@ -94,7 +95,7 @@ public final class RingServer: @unchecked Sendable {
 
     /// A new token and the URL of its playlist.
     public func register(_ publication: Publication) -> (token: String, playlistURL: String) {
-        let token = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let token = (0..<16).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
         lock.withLock { publications[token] = publication }
         return (token, "\(baseURL)/ring/\(token)/index.m3u8")
     }
@@ -222,7 +223,7 @@ private final class StartOutcome: @unchecked Sendable {
     var baseURL: String?
     var server: UnsafeMutablePointer<SoupServer>?
     var context: OpaquePointer?
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private weak var server_owner: RingServer?
     func setOwner(_ owner: RingServer) { lock.withLock { server_owner = owner } }
     func owner() -> RingServer? { lock.withLock { server_owner } }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// One recorded MPEG-TS segment of the timeshift ring.
 public struct RingSegment: Sendable, Equatable {
@@ -28,7 +29,7 @@ public struct RingSegment: Sendable, Equatable {
         self.discontinuity = discontinuity
         self.began = began
         playlistEntry = "#EXT-X-PROGRAM-DATE-TIME:\(began.formatted(Self.dateFormat))\n"
-            + String(format: "#EXTINF:%.6f,\n", duration) + fileName + "\n"
+            + String(printf: "#EXTINF:%.6f,\n", duration) + fileName + "\n"
     }
 
     private static let dateFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -1,5 +1,7 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import GLibRuntime
 import HTTPFetch
 import Logging
@@ -84,7 +86,7 @@ public final class TimeshiftBuffer {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw RecorderError.cannotStart("cannot create \(folder.lastPathComponent): \(error.localizedDescription)")
+            throw RecorderError.cannotStart("cannot create \(folder.lastPathComponent): \(error.fileErrorText)")
         }
         if isHTTP { startRecorderWhenReachable() } else { try startRecorder() }
         // Checked four times per stall period (at least once a second).
@@ -167,7 +169,7 @@ public final class TimeshiftBuffer {
         let limit = segmentsThisRun == 0 ? timeouts.firstSegment : timeouts.stall
         guard ContinuousClock.now - lastProgress > .milliseconds(Int(limit * 1000)) else { return }
         recorder?.stop()
-        recorderEnded("no data for \(limit.formatted()) s")
+        recorderEnded("no data for \(limit.decimalText) s")
     }
 
     /// Schedules the next recorder. Its segments follow a gap: marked as a discontinuity.

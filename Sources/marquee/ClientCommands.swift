@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import MarqueeClient
 
 /// The client subcommands: each is one request to a running daemon. Human output by
@@ -48,7 +50,7 @@ enum ClientCommands {
                 return show(try client.post("/v1/player/tracks/audio", json: ["id": p[0]]), json: json)
             case "subtitle":
                 guard p.count == 1 else { throw UsageError("usage: marquee subtitle TRACK_ID|off") }
-                let id: Any = p[0] == "off" ? NSNull() : p[0]
+                let id: Any = p[0] == "off" ? JSONNull() : p[0]
                 return show(try client.post("/v1/player/tracks/subtitle", json: ["id": id]), json: json)
             case "events":
                 return try follow(client: client, args: args, json: json)
@@ -56,7 +58,7 @@ enum ClientCommands {
                 throw UsageError("unknown command '\(subcommand)'")
             }
         } catch ClientError.connectFailed {
-            FileHandle.standardError.write(Data("marquee: cannot reach the daemon at \(client.baseURL) (is 'marquee serve' running? --url picks another)\n".utf8))
+            StandardStream.writeError("marquee: cannot reach the daemon at \(client.baseURL) (is 'marquee serve' running? --url picks another)\n")
             return 2
         }
     }
@@ -69,9 +71,25 @@ enum ClientCommands {
 
     private static func waitQuery(_ args: ParsedArguments) -> String {
         guard let wait = args.value("wait") else { return "" }
-        var q = "?wait=" + (wait.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? wait)
-        if let t = args.value("timeout") { q += "&timeout=" + (t.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? t) }
+        var q = "?wait=" + encodeAlphanumerics(wait)
+        if let t = args.value("timeout") { q += "&timeout=" + encodeAlphanumerics(t) }
         return q
+    }
+
+    /// `addingPercentEncoding(withAllowedCharacters: .alphanumerics)`, which FoundationEssentials
+    /// lacks. Foundation on Linux keeps only the ASCII letters and digits of that set (a URL
+    /// must be ASCII) and writes every other UTF-8 byte as uppercase %XX; so does this.
+    static func encodeAlphanumerics(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(printf: "%%%02X", byte)
+            }
+        }
+        return out
     }
 
     private static func settings(_ pairs: [String]) throws -> [String: Any] {
@@ -98,15 +116,15 @@ enum ClientCommands {
     /// Prints a reply; returns the exit status (1 for an API error).
     private static func show(_ response: HTTPResponse, json: Bool) -> Int32 {
         if json {
-            print(response.text.trimmingCharacters(in: .newlines))
+            print(response.text.trimmingNewlines())
             return response.isSuccess ? 0 : 1
         }
-        guard let object = try? response.json() as? [String: Any] else {
+        guard let object = try? response.jsonTree() as? [String: Any] else {
             print(response.text)
             return response.isSuccess ? 0 : 1
         }
         if let error = object["error"] as? [String: Any], !response.isSuccess {
-            FileHandle.standardError.write(Data("error: \(error["code"] ?? "?"): \(error["message"] ?? "")\n".utf8))
+            StandardStream.writeError("error: \(error["code"] ?? "?"): \(error["message"] ?? "")\n")
             return 1
         }
         print(HumanFormat.snapshot(object))
@@ -127,7 +145,7 @@ enum ClientCommands {
             guard let event else { return 0 }
             if json {
                 print(event.data)
-            } else if let object = try? event.json() as? [String: Any] {
+            } else if let object = try? event.jsonTree() as? [String: Any] {
                 print(HumanFormat.event(object))
             }
             // Each event goes out at once, also into a pipe (`marquee events | grep state`).

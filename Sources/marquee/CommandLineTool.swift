@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Dispatches `marquee <subcommand>`.
 enum CommandLineTool {
@@ -44,10 +45,10 @@ enum CommandLineTool {
             default: return try ClientCommands.run(subcommand, rest)
             }
         } catch let error as UsageError {
-            FileHandle.standardError.write(Data("marquee: \(error.message)\nrun 'marquee help' for usage\n".utf8))
+            StandardStream.writeError("marquee: \(error.message)\nrun 'marquee help' for usage\n")
             return 64  // EX_USAGE
         } catch {
-            FileHandle.standardError.write(Data("marquee: \(error)\n".utf8))
+            StandardStream.writeError("marquee: \(error)\n")
             return 1
         }
     }

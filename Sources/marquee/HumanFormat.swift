@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import MarqueeClient
+import TextSupport
 
 /// Terse, human-readable renderings of snapshots and events for the terminal.
 enum HumanFormat {
@@ -6,21 +8,22 @@ enum HumanFormat {
         var lines: [String] = []
         let state = s["state"] as? String ?? "?"
         var first = state
-        if let position = s["position"] as? Double {
+        if let position = JSONTree.double(s["position"]) {
             first += "  " + clock(position)
-            if let duration = s["duration"] as? Double { first += " / " + clock(duration) }
+            if let duration = JSONTree.double(s["duration"]) { first += " / " + clock(duration) }
         }
         lines.append(first)
         if let source = s["source"] as? [String: Any], let uri = source["uri"] as? String {
             let live = (source["live"] as? Bool ?? false) && source["kind"] as? String != "live" ? ", live" : ""
             lines.append("source   \(uri) (\(source["kind"] as? String ?? "?")\(live))")
         }
-        if let live = s["live"] as? [String: Any], let behind = live["behind"] as? Double {
-            lines.append(String(format: "live     %.1f s behind the edge, %.0f s window", behind, live["window"] as? Double ?? 0))
+        if let live = s["live"] as? [String: Any], let behind = JSONTree.double(live["behind"]) {
+            lines.append(String(printf: "live     %.1f s behind the edge, %.0f s window", behind, JSONTree.double(live["window"]) ?? 0))
         }
-        lines.append(String(format: "rate %.2gx  volume %.0f%%%@  audio delay %.3gs", s["rate"] as? Double ?? 1,
-                            (s["volume"] as? Double ?? 1) * 100, (s["muted"] as? Bool ?? false) ? " (muted)" : "",
-                            s["audioDelay"] as? Double ?? 0))
+        // printf has no %@: the muted note goes between the two formatted halves.
+        lines.append(String(printf: "rate %.2gx  volume %.0f%%", JSONTree.double(s["rate"]) ?? 1, (JSONTree.double(s["volume"]) ?? 1) * 100)
+                     + ((s["muted"] as? Bool ?? false) ? " (muted)" : "")
+                     + String(printf: "  audio delay %.3gs", JSONTree.double(s["audioDelay"]) ?? 0))
         if let tracks = s["tracks"] as? [String: Any] {
             for kind in ["audio", "subtitle"] {
                 guard let list = tracks[kind] as? [[String: Any]], !list.isEmpty else { continue }
@@ -29,7 +32,9 @@ enum HumanFormat {
                     let lang = (t["language"] as? String).map { " [\($0)]" } ?? ""
                     return "\(mark)\(t["id"] as? String ?? "?")\(lang)"
                 }
-                lines.append("\(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) \(items.joined(separator: "  "))")
+                // padding(toLength: 8, ...) without Foundation: the kinds are at most 8 long.
+                let label = kind + String(repeating: " ", count: max(0, 8 - kind.count))
+                lines.append("\(label) \(items.joined(separator: "  "))")
             }
         }
         if let error = s["error"] as? [String: Any] {
@@ -45,17 +50,19 @@ enum HumanFormat {
         let detail: String
         switch type {
         case "state": detail = "\(data["previous"] ?? "?") -> \(data["state"] ?? "?")"
-        case "position": detail = clock(data["position"] as? Double ?? 0)
+        case "position": detail = clock(JSONTree.double(data["position"]) ?? 0)
         case "snapshot": detail = (data["state"] as? String) ?? ""
         case "error": detail = "\(data["code"] ?? "?"): \(data["message"] ?? "")"
         case "buffering": detail = "\(data["percent"] ?? "?")%"
-        case "seek": detail = "to " + clock(data["position"] as? Double ?? 0)
+        case "seek": detail = "to " + clock(JSONTree.double(data["position"]) ?? 0)
         case "source": detail = (data["uri"] as? String) ?? "none"
-        case "live": detail = String(format: "%.1f s behind", data["behind"] as? Double ?? 0)
+        case "live": detail = String(printf: "%.1f s behind", JSONTree.double(data["behind"]) ?? 0)
         case "reconnecting": detail = "attempt \(data["attempt"] ?? "?") in \(data["delay"] ?? "?") s: \(data["reason"] ?? "")"
-        case "recovered": detail = String(format: "after %.1f s", data["downtime"] as? Double ?? 0) + ", \(data["attempts"] ?? "?") attempts"
+        case "recovered": detail = String(printf: "after %.1f s", JSONTree.double(data["downtime"]) ?? 0) + ", \(data["attempts"] ?? "?") attempts"
         default:
-            let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let json = JSONTree.value(data).flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
             detail = json ?? ""
         }
         return "\(seq)\t\(type)\t\(detail)"
@@ -64,6 +71,6 @@ enum HumanFormat {
     static func clock(_ seconds: Double) -> String {
         let total = max(0, seconds)
         let minutes = Int(total) / 60
-        return String(format: "%02d:%04.1f", minutes, total - Double(minutes * 60))
+        return String(printf: "%02d:%04.1f", Int32(clamping: minutes), total - Double(minutes * 60))
     }
 }

@@ -1,6 +1,9 @@
 import ControlAPI
 import ControlServer
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
+import TextSupport
 import GLibRuntime
 import GStreamerKit
 import Logging
@@ -114,7 +117,7 @@ enum ServeCommand {
                 MainLoop.quit()
             }
             // Scripts wait for this line: write it at once, whatever stdout is connected to.
-            FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8))
+            StandardStream.writeOutput("listening on \(url)\n")
             // Off by default: loading the decoders up front makes the first open ~100 ms faster
             // but costs ~40 MB of resident memory for as long as the daemon is idle.
             if args.flags.contains("preload-plugins") { PluginWarmup.run() }
@@ -151,8 +154,8 @@ enum ServeCommand {
     /// `--media-root` folders (each must exist) and the `--allow-scheme` list.
     private static func sourceResolver(_ args: ParsedArguments) throws -> SourceResolver {
         for root in args.values("media-root") {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            var isDirectory = false  // FoundationEssentials' fileExists takes a plain Bool, not ObjCBool
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory else {
                 throw UsageError("--media-root \(root) is not a folder")
             }
         }
@@ -171,12 +174,12 @@ enum ServeCommand {
         } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
             path = xdg + "/marquee"
         } else {
-            path = NSHomeDirectory() + "/.local/share/marquee"
+            path = FileManager.default.homeDirectoryForCurrentUser.path + "/.local/share/marquee"
         }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw UsageError("cannot create the data directory \(path): \(error.localizedDescription)")
+            throw UsageError("cannot create the data directory \(path): \(error.fileErrorText)")
         }
         return path
     }

@@ -35,7 +35,7 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(response.headers["x-custom-header"], "yes")
         XCTAssertEqual(response.header("X-Custom-Header"), "yes")
         XCTAssertEqual(response.text, "{\"state\": \"playing\", \"volume\": 0.5 }\n")
-        let object = try XCTUnwrap(response.json() as? [String: Any])
+        let object = try XCTUnwrap(response.jsonTree() as? [String: Any])
         XCTAssertEqual(object["state"] as? String, "playing")
         XCTAssertEqual(object["volume"] as? Double, 0.5)
 

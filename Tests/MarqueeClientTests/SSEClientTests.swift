@@ -26,7 +26,7 @@ final class SSEClientTests: XCTestCase {
 
         let first = try XCTUnwrap(try client.next(timeout: 3))
         XCTAssertEqual(first, SSEEvent(event: "snapshot", id: "1", data: #"{"seq": 0, "type": "snapshot"}"#))
-        let object = try XCTUnwrap(first.json() as? [String: Any])
+        let object = try XCTUnwrap(first.jsonTree() as? [String: Any])
         XCTAssertEqual(object["type"] as? String, "snapshot")
 
         let second = try XCTUnwrap(try client.next(timeout: 3))
