@@ -171,14 +171,19 @@ static inline void cgst_flush_start_sink_pads(GstElement *element) {
 
 // A splice: up to two links undone and up to two made between two buffers of a running
 // pipeline, from an IDLE probe on the pad the data comes through (GStreamer's documented
-// way to change links while data flows: nothing is mid-push then). `state` is 0 while
-// waiting, 1 once done, 2 when a link failed. Two references: the probe's (dropped when the
-// probe goes) and the caller's (cgst_splice_unref once it has read `state`).
+// way to change links while data flows: nothing is mid-push then). `phase`: 0 waiting, 1 the
+// probe is making it, 2 done, 3 a link failed, 4 cancelled before it ran. An IDLE probe can
+// be called twice at once (at once from gst_pad_add_probe when the pad looks idle, and from
+// the streaming thread before the removal takes effect): the first to move `phase` from 0
+// to 1 makes the splice, any other returns. Two references: the probe's (dropped when the
+// probe goes) and the caller's (cgst_splice_unref once it has read `phase`).
 typedef struct {
     GstPad *unlink[2][2];
     GstPad *link[2][2];
     GstElement *sync;  // brought to its parent's state once linked (may be NULL)
-    gint state;
+    GstPad *then;      // with cgst_splice_when_idle_after: the pad whose IDLE probe makes it
+    gint chained;
+    gint phase;
     gint refs;
 } CGstSplice;
 
@@ -191,21 +196,21 @@ static inline void cgst_splice_unref(gpointer data) {
             if (splice->link[i][j]) gst_object_unref(splice->link[i][j]);
         }
     if (splice->sync) gst_object_unref(splice->sync);
+    if (splice->then) gst_object_unref(splice->then);
     g_free(splice);
 }
 
 static inline GstPadProbeReturn cgst_splice_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
     CGstSplice *splice = data;
-    // An IDLE probe can be called once more before its removal takes effect.
-    if (g_atomic_int_get(&splice->state) != 0) return GST_PAD_PROBE_REMOVE;
+    if (!g_atomic_int_compare_and_exchange(&splice->phase, 0, 1)) return GST_PAD_PROBE_REMOVE;
     for (int i = 0; i < 2; i++)
         if (splice->unlink[i][0]) gst_pad_unlink(splice->unlink[i][0], splice->unlink[i][1]);
-    gint state = 1;
+    gint phase = 2;
     for (int i = 0; i < 2; i++)
-        if (splice->link[i][0] && GST_PAD_LINK_FAILED(gst_pad_link(splice->link[i][0], splice->link[i][1]))) state = 2;
+        if (splice->link[i][0] && GST_PAD_LINK_FAILED(gst_pad_link(splice->link[i][0], splice->link[i][1]))) phase = 3;
     // Started only once linked: a live source inside would otherwise push into nothing.
-    if (splice->sync && state == 1) gst_element_sync_state_with_parent(splice->sync);
-    g_atomic_int_set(&splice->state, state);
+    if (splice->sync && phase == 2) gst_element_sync_state_with_parent(splice->sync);
+    g_atomic_int_set(&splice->phase, phase);
     return GST_PAD_PROBE_REMOVE;
 }
 
@@ -222,10 +227,32 @@ static inline void cgst_splice_set(GstPad *pairs[2][2], int index, GstPad *src, 
 static inline void cgst_splice_unlink(CGstSplice *splice, int index, GstPad *src, GstPad *sink) { cgst_splice_set(splice->unlink, index, src, sink); }
 static inline void cgst_splice_link(CGstSplice *splice, int index, GstPad *src, GstPad *sink) { cgst_splice_set(splice->link, index, src, sink); }
 static inline void cgst_splice_sync(CGstSplice *splice, GstElement *element) { splice->sync = gst_object_ref(element); }
-static inline gint cgst_splice_state(CGstSplice *splice) { return g_atomic_int_get(&splice->state); }
+static inline gint cgst_splice_phase(CGstSplice *splice) { return g_atomic_int_get(&splice->phase); }
+
+// Cancels a splice whose probe has not started; FALSE when it has (then it is running or done).
+static inline gboolean cgst_splice_cancel(CGstSplice *splice) {
+    return g_atomic_int_compare_and_exchange(&splice->phase, 0, 4);
+}
 
 static inline void cgst_splice_when_idle(GstPad *pad, CGstSplice *splice) {
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, cgst_splice_probe, splice, cgst_splice_unref);
+}
+
+static inline GstPadProbeReturn cgst_splice_first_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    CGstSplice *splice = data;
+    if (g_atomic_int_get(&splice->phase) != 0 || !g_atomic_int_compare_and_exchange(&splice->chained, 0, 1))
+        return GST_PAD_PROBE_REMOVE;
+    g_atomic_int_inc(&splice->refs);  // the second probe's
+    gst_pad_add_probe(splice->then, GST_PAD_PROBE_TYPE_IDLE, cgst_splice_probe, splice, cgst_splice_unref);
+    return GST_PAD_PROBE_REMOVE;
+}
+
+// Makes the splice when `first` has been idle once and then `then` is idle: for a splice that
+// takes out an element whose output was already cut off (cgst_pad_drop_data on `first`), so
+// that none of its pushes is still on its way downstream when the links change.
+static inline void cgst_splice_when_idle_after(GstPad *first, GstPad *then, CGstSplice *splice) {
+    splice->then = gst_object_ref(then);
+    gst_pad_add_probe(first, GST_PAD_PROBE_TYPE_IDLE, cgst_splice_first_probe, splice, cgst_splice_unref);
 }
 
 static inline GstPadProbeReturn cgst_drop_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {

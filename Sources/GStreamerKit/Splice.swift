@@ -40,17 +40,32 @@ public final class Splice {
         cgst_splice_sync(raw, element.pointer)
     }
 
-    /// Makes the changes when `pad` is next idle.
-    public func run(whenIdle pad: Pad) {
+    /// Makes the changes when `pad` is next idle; with `after`, once that pad has been idle
+    /// first (an element's output cut off with `dropData`, whose last push may still be on its
+    /// way downstream until then).
+    public func run(whenIdle pad: Pad, after first: Pad? = nil) {
         precondition(!started)
         started = true
-        cgst_splice_when_idle(pad.pointer, raw)
+        if let first {
+            cgst_splice_when_idle_after(first.pointer, pad.pointer, raw)
+        } else {
+            cgst_splice_when_idle(pad.pointer, raw)
+        }
+    }
+
+    /// Makes the splice do nothing if its probe has not started; if it is running, waits
+    /// (up to 200 ms) until it is done. Call before the pipeline stops: a probe running while
+    /// the pipeline goes down to NULL would start an element again, and the pipeline would be
+    /// freed with it still playing.
+    public func cancel() {
+        guard cgst_splice_cancel(raw) == 0 else { return }
+        for _ in 0..<200 where cgst_splice_phase(raw) == 1 { usleep(1000) }
     }
 
     public var outcome: Outcome {
-        switch cgst_splice_state(raw) {
-        case 0: return .waiting
-        case 1: return .done
+        switch cgst_splice_phase(raw) {
+        case 0, 1: return .waiting
+        case 2: return .done
         default: return .failed
         }
     }

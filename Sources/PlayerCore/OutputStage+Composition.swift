@@ -25,6 +25,19 @@ extension OutputStage {
     /// is decided when the pending one is done).
     func spliceCompositionIfNeeded() {
         guard let parts, pendingSplice == nil else { return }
+        // A pipeline still on its way to PLAYING sets each child to PLAYING when it gets
+        // there, the section too: it would restart a section being taken out (which was then
+        // freed while playing) or race with one being started. Look again in 10 ms.
+        let state = parts.pipeline.currentState
+        guard state.current == .playing, state.pending == .voidPending else {
+            guard !spliceRetryScheduled else { return }
+            spliceRetryScheduled = true
+            runAfter(milliseconds: 10) { [weak self] in
+                self?.spliceRetryScheduled = false
+                self?.spliceCompositionIfNeeded()
+            }
+            return
+        }
         let wanted = layout.inset != nil
         if wanted, composition == nil {
             do {
@@ -67,14 +80,17 @@ extension OutputStage {
 
     private func spliceOut(_ composition: Composition, _ parts: Parts) {
         // The compositor keeps producing frames until it stops: dropped from now, they would
-        // fail as not-linked (an error) once the section is unlinked.
+        // fail as not-linked (an error) once the section is unlinked. The splice waits until
+        // its output has been idle once, so no frame of it is still going through the
+        // overlays when the main video's (of another size) comes: gdkpixbufoverlay warned
+        // "invalid video buffer received".
         composition.output.dropData()
         let splice = Splice()
         splice.unlink(parts.composeFrom, from: composition.input)
         splice.unlink(composition.output, from: parts.composeInto)
         splice.link(parts.composeFrom, to: parts.composeInto)
         self.composition = nil
-        run(splice, on: parts) { [weak self] done in
+        run(splice, on: parts, after: composition.output) { [weak self] done in
             if !done { self?.log.error("the main video could not be linked past the composition section") }
             composition.bin.setState(.null)
             parts.pipeline.remove(composition.bin)
@@ -85,9 +101,9 @@ extension OutputStage {
     /// Starts the splice and calls `finished` on the GLib thread once it was made (true) or
     /// failed (false); then looks whether the layout changed meanwhile. Nothing more when the
     /// stage stopped first.
-    private func run(_ splice: Splice, on parts: Parts, finished: @escaping @GLibActor (Bool) -> Void) {
+    private func run(_ splice: Splice, on parts: Parts, after first: Pad? = nil, finished: @escaping @GLibActor (Bool) -> Void) {
         pendingSplice = splice
-        splice.run(whenIdle: parts.composeFrom)
+        splice.run(whenIdle: parts.composeFrom, after: first)
         poll(splice, finished: finished)
     }
 
@@ -97,9 +113,10 @@ extension OutputStage {
         case .waiting:
             // The probe runs before the next frame leaves main-deinterlace: within a frame
             // period while the stage plays. Waiting longer means it does not stream; give up
-            // after 5 s and leave the splice to the probe.
+            // after 5 s (the layout stays as it was until the stage starts again).
             guard attempt < 2500 else {
                 log.warning("the output stage did not reach a moment between frames within 5 s")
+                splice.cancel()
                 pendingSplice = nil
                 return
             }

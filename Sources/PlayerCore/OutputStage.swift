@@ -56,6 +56,8 @@ final class OutputStage {
     var composition: Composition?
     /// A splice of the composition section in or out that has not been made yet.
     var pendingSplice: Splice?
+    /// A look at the layout again is scheduled, for when the pipeline has settled in PLAYING.
+    var spliceRetryScheduled = false
     /// Overlays with a change waiting for a moment between frames (see `betweenFrames`).
     private var pendingOverlayChanges: Set<String> = []
     private var watch: BusWatch?
@@ -164,6 +166,7 @@ final class OutputStage {
         guard let parts else { return }
         watch?.stop()
         watch = nil
+        pendingSplice?.cancel()
         parts.pipeline.setState(.null)
         self.parts = nil
         composition = nil

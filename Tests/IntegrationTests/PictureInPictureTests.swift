@@ -291,16 +291,19 @@ final class PictureInPictureTests: XCTestCase {
 
     /// Sources of different sizes one after another: each reaches the screen at its own size.
     /// The output stage renegotiates at every switch; with a compositor always in the stage,
-    /// switching between the 320x240 demo and a larger clip failed now and then
-    /// (`main-in: not-negotiated`, no picture while `playing`).
+    /// switching between sizes failed now and then (`main-in: not-negotiated`, no picture
+    /// while `playing`). Files only: right after the live `demo://`, playbin3 sometimes never
+    /// gets past its stream collection (an open timing out after 8 s, about 1 in 30; see
+    /// docs/PERFORMANCE.md), which is not what this test is about.
     func testAlternatingSourceSizesAlwaysReachTheScreen() throws {
         let red = try OutputFixtures.solidClip(.red)
+        let small = try MediaFixtures.mp4(seconds: 6)
         for round in 0..<12 {
-            let demo = round.isMultiple(of: 2)
-            let (status, body) = try daemon.post("/v1/player/open?wait=playing", ["uri": demo ? "demo://" : red.path])
+            let isSmall = round.isMultiple(of: 2)
+            let (status, body) = try daemon.post("/v1/player/open?wait=playing", ["uri": isSmall ? small.path : red.path])
             XCTAssertEqual(status, 200, "round \(round): \(body)")
-            _ = try daemon.waitForFrame("round \(round): the \(demo ? "demo at 320x240" : "red clip at 640x360")") { frame in
-                demo ? frame.sourceWidth == 320 && frame.sourceHeight == 240 && frame.fraction(where: \.isRed) < 0.5
+            _ = try daemon.waitForFrame("round \(round): the \(isSmall ? "test pattern at 320x240" : "red clip at 640x360")") { frame in
+                isSmall ? frame.sourceWidth == 320 && frame.sourceHeight == 240 && frame.fraction(where: \.isRed) < 0.5
                     : frame.sourceWidth == 640 && frame.sourceHeight == 360 && frame.fraction(where: \.isRed) > 0.98
             }
         }

@@ -101,15 +101,37 @@ final class OutputStageTests: GStreamerTestCase {
         defer { main.setState(.null); inset.setState(.null) }
         stage.frameSize = VideoSize(width: 320, height: 180, frameRate: (30, 1))
         let corner = Rect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)
-        for round in 0..<40 {
+        for round in 0..<60 {
             stage.layout = .init(mainVisible: true, inset: round.isMultiple(of: 2) ? corner : nil, swapped: false)
-            try await Task.sleep(for: .milliseconds(round % 3 == 0 ? 1 : 25))
+            try await Task.sleep(for: .milliseconds([0, 1, 3, 25][round % 4]))
         }
         stage.layout = .init(mainVisible: true, inset: corner, swapped: false)
         let settled = try await eventually(timeout: 5) { stage.pendingSplice == nil && stage.currentFrameSize()?.width == 320 }
         XCTAssertTrue(settled, "size \(String(describing: stage.currentFrameSize()))")
         XCTAssertNotNil(stage.composition)
         try await assertFramesFlow(stage)
+    }
+
+    /// Stopping the stage while a splice is pending (or its probe is running in the streaming
+    /// thread) leaves nothing playing: the composition section is not started again after the
+    /// pipeline went to NULL (that freed a playing bin and crashed the process).
+    @GLibActor
+    func testStopWhileASpliceIsPendingLeavesNothingRunning() async throws {
+        let corner = Rect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)
+        for round in 0..<20 {
+            let stage = OutputStage(videoSink: "fakevideosink")
+            try stage.start()
+            let main = try feed(stage, channel: stage.mainChannel, pattern: "black")
+            stage.frameSize = VideoSize(width: 320, height: 180, frameRate: (30, 1))
+            stage.layout = .init(mainVisible: true, inset: corner, swapped: false)
+            try await Task.sleep(for: .milliseconds(round % 5))
+            stage.layout = .init(mainVisible: true, inset: nil, swapped: false)
+            try await Task.sleep(for: .milliseconds(round % 3))
+            stage.stop()
+            main.setState(.null)
+            XCTAssertFalse(stage.isRunning)
+            XCTAssertNil(stage.composition)
+        }
     }
 
     /// New frames keep arriving at the sink (their timestamps move on).
