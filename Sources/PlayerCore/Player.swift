@@ -184,6 +184,7 @@ public final class Player {
                                              audioSink: configuration.sinks.audio, settings: settings,
                                              onBusEvent: { [weak self] event in self?.handle(event, fromSession: sessionID) },
                                              onSubtitleText: { [weak self] text in self?.showEmbeddedCue(text, fromSession: sessionID) })
+        newSession.openRequest = original
         newSession.proxyToken = proxyToken
         newSession.requestHeaders = request.requestHeaders
         newSession.timeshift = timeshift
@@ -206,6 +207,7 @@ public final class Player {
         if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
+        startPrerollStallWatch(for: newSession)
         startStallWatch(for: newSession)
     }
 
@@ -222,6 +224,30 @@ public final class Player {
             self.log.warning("open timed out", ["uri": watched.source.info.uri, "seconds": "\(seconds)"])
             self.feed(.failed(APIError(watched.source.isLocalFile ? .mediaError : .networkError,
                                        "the source did not start playing within \(seconds) s")))
+        }
+    }
+
+    /// GStreamer 1.22's playbin3 sometimes stops right after its stream collection when a
+    /// local file opens: no streams-selected, no preroll, and the open watchdog fails it
+    /// after 8 s. Measured with opens alternating two files: 2 to 3 in 200 (0 in 200 with the
+    /// build before issue 9; not pinned down further). Setting that playbin3 to NULL and
+    /// prerolling it again crashed in playsink (a streamsynchronizer pad left behind), so
+    /// the file is opened once more with a new pipeline: a file with a collection but no
+    /// selected streams 1.5 s after its open (a normal one has both within tens of
+    /// milliseconds). Nothing has played yet, so no analytics event was sent for it.
+    private func startPrerollStallWatch(for watched: PlaybackSession) {
+        guard watched.source.isLocalFile, !watched.isStallRetry, let request = watched.openRequest else { return }
+        runAfter(milliseconds: 1500) { [weak self, weak watched] in
+            guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil,
+                  !watched.streams.isEmpty, watched.selectedStreamIDs.isEmpty else { return }
+            self.log.warning("open stalled after the stream collection; opening again", ["uri": watched.source.info.uri])
+            do throws(APIError) {
+                // As from the queue: a queue the first open kept (or cleared) stays as it is.
+                try self.open(request, fromQueue: true)
+                self.session?.isStallRetry = true
+            } catch {
+                self.feed(.failed(error))
+            }
         }
     }
 
