@@ -30,10 +30,10 @@ final class PlaybackSession {
     private var probeInFlight: Int?
     /// The pipeline prerolled at least once: later network errors are recovered from.
     var everPrerolled = false
-    /// The request that opened this session, for a second try when playbin3 stalls before
-    /// preroll (Player.startPrerollStallWatch); `isStallRetry` marks that second try.
+    /// The request that opened this session, for another try when playbin3 stalls before
+    /// preroll (Player.startPrerollStallWatch), and how many tries came before this one.
     var openRequest: OpenRequest?
-    var isStallRetry = false
+    var stallRetries = 0
     /// Marquee read the source's HLS playlist: the URL the user gave works, so a failing
     /// segment or variant is an origin fault to ride out, even before the first frame.
     var playlistLoaded = false

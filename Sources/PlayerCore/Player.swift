@@ -230,26 +230,31 @@ public final class Player {
     /// GStreamer 1.22's playbin3 sometimes stops right after its stream collection when a
     /// local file opens: no streams-selected, no preroll, and the open watchdog fails it
     /// after 8 s. Measured with opens alternating two files: 2 to 3 in 200 (0 in 200 with the
-    /// build before issue 9; not pinned down further). Setting that playbin3 to NULL and
-    /// prerolling it again crashed in playsink (a streamsynchronizer pad left behind), so
-    /// the file is opened once more with a new pipeline: a file with a collection but no
-    /// selected streams 1.5 s after its open (a normal one has both within tens of
-    /// milliseconds). Nothing has played yet, so no analytics event was sent for it.
+    /// build before issue 9; not pinned down further), and now and then the next try stalls
+    /// too. Setting that playbin3 to NULL and prerolling it again crashed in playsink (a
+    /// streamsynchronizer pad left behind), so the file is opened again with a new pipeline:
+    /// a file with a collection but no selected streams 1.5 s after its open (a normal one
+    /// has both within tens of milliseconds), up to `maxStallRetries` times. Nothing has
+    /// played yet, so no analytics event was sent for it.
     private func startPrerollStallWatch(for watched: PlaybackSession) {
-        guard watched.source.isLocalFile, !watched.isStallRetry, let request = watched.openRequest else { return }
+        guard watched.source.isLocalFile else { return }
         runAfter(milliseconds: 1500) { [weak self, weak watched] in
-            guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil,
+            guard let self, let watched, self.session === watched, let request = watched.openRequest,
+                  watched.stallRetries < Self.maxStallRetries, !self.machine.prerolled, self.machine.error == nil,
                   !watched.streams.isEmpty, watched.selectedStreamIDs.isEmpty else { return }
-            self.log.warning("open stalled after the stream collection; opening again", ["uri": watched.source.info.uri])
+            self.log.warning("open stalled after the stream collection; opening again",
+                             ["uri": watched.source.info.uri, "try": "\(watched.stallRetries + 2)"])
             do throws(APIError) {
                 // As from the queue: a queue the first open kept (or cleared) stays as it is.
                 try self.open(request, fromQueue: true)
-                self.session?.isStallRetry = true
+                self.session?.stallRetries = watched.stallRetries + 1
             } catch {
                 self.feed(.failed(error))
             }
         }
     }
+
+    static let maxStallRetries = 3
 
     private func stop() {
         guard session != nil || lastSource != nil else { return }
