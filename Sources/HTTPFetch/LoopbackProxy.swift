@@ -12,9 +12,12 @@ import GLibRuntime
 /// Each request is fetched whole before it is answered: simple, but it adds a segment's
 /// download time to its delivery, and hlsdemux2 measures loopback speed rather than the
 /// origin's, so adaptive mode may pick higher variants than the network sustains.
-/// GLib thread only.
-@GLibActor
-public final class LoopbackProxy {
+///
+/// The server and its origin client run on a `ServiceThread` of their own, never on the
+/// GLib thread: hlsdemux2 waits for these requests while the GLib thread may be inside a
+/// call into its pipeline (`ServiceThread` has the 20 s freeze this caused). Sessions are
+/// registered from any thread; all methods are thread-safe.
+public final class LoopbackProxy: @unchecked Sendable {
     public struct Session: Sendable {
         public var headers: [String: String]
         public var keyHeaders: [String: String]
@@ -24,26 +27,38 @@ public final class LoopbackProxy {
         }
     }
 
-    private var server: LoopbackServer?
-    private var baseURL = ""
+    private let thread = ServiceThread(name: "marquee-proxy")
+    private let userAgent: String
+    private let lock = ThreadLock()
+    // Guarded by `lock`:
+    private var started: Started?
     private var sessions: [String: Session] = [:]
-    private let fetcher: HTTPFetcher
 
-    public init(fetcher: HTTPFetcher) {
-        self.fetcher = fetcher
+    /// The listener and the origin client, made on the proxy's thread on first use.
+    private struct Started: @unchecked Sendable {
+        let server: LoopbackServer
+        let client: SoupClient
+        var baseURL: String { server.baseURL }
     }
 
-    /// Starts the listener on first use. Returns the token that names the session.
+    public init(userAgent: String) {
+        self.userAgent = userAgent
+    }
+
+    /// Starts the listener on first use (waiting the moment it takes to listen). Returns
+    /// the token that names the session.
     public func register(_ session: Session) throws -> String {
         try startIfNeeded()
         let token = (0..<16).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
-        sessions[token] = session
+        lock.withLock { sessions[token] = session }
         return token
     }
 
     public func unregister(_ token: String) {
-        sessions[token] = nil
+        lock.withLock { sessions[token] = nil }
     }
+
+    private var baseURL: String { lock.withLock { started?.baseURL ?? "" } }
 
     /// The proxy URL that fetches `origin` for the session.
     public func url(for origin: String, token: String, isKey: Bool = false) -> String {
@@ -69,14 +84,19 @@ public final class LoopbackProxy {
     }
 
     private func startIfNeeded() throws {
-        guard server == nil else { return }
-        let server = try LoopbackServer { [weak self] message, path in self?.handle(message, path: path) }
-        self.server = server
-        baseURL = server.baseURL
+        guard lock.withLock({ started == nil }) else { return }
+        let userAgent = self.userAgent
+        let made = try thread.performAndWait { [weak self] in
+            let server = try LoopbackServer { message, path in self?.handle(message, path: path) }
+            return Started(server: server, client: SoupClient(userAgent: userAgent, timeoutSeconds: 15))
+        }
+        lock.withLock { if started == nil { started = made } }
     }
 
+    /// On the proxy's thread.
     private func handle(_ msg: OpaquePointer, path: String) {
-        guard let (isKey, token, origin) = Self.parse(path: path), let session = sessions[token] else {
+        guard let (isKey, token, origin) = Self.parse(path: path),
+              case let (session?, client?) = lock.withLock({ (sessions[token], started?.client) }) else {
             soup_server_message_set_status(msg, 404, nil)
             return
         }
@@ -92,7 +112,7 @@ public final class LoopbackProxy {
         // the origin fetch is cancelled and the message is never touched again (libsoup
         // refuses to unpause a finished message).
         let exchange = ProxyExchange()
-        exchange.fetch = fetcher.get(origin, headers: headers) { [weak self] result in
+        exchange.fetch = client.send("GET", origin, headers: headers) { [weak self] result in
             guard !exchange.clientGone else { return }
             exchange.responded = true
             defer {
@@ -121,7 +141,7 @@ public final class LoopbackProxy {
                 }
             }
         }
-        exchange.finishedHandler = connectFinished(msg) {
+        exchange.finishedHandler = connectFinished(onServerThread: msg) {
             guard !exchange.responded, !exchange.clientGone else { return }
             exchange.clientGone = true
             exchange.fetch?.cancel()
@@ -134,10 +154,9 @@ private func isPlaylist(_ resource: FetchedResource) -> Bool {
     (resource.contentType?.lowercased().contains("mpegurl") ?? false) || resource.body.starts(with: Array("#EXTM3U".utf8))
 }
 
-/// One proxied request while its origin fetch runs. GLib thread only.
-@GLibActor
+/// One proxied request while its origin fetch runs. The proxy's thread only.
 private final class ProxyExchange {
-    var fetch: FetchHandle?
+    var fetch: SoupClient.Request?
     var finishedHandler: UInt = 0
     /// The response was written (the completion ran).
     var responded = false

@@ -2,14 +2,14 @@ import CSoup
 import FoundationEssentials
 import GLibRuntime
 
-/// A libsoup server on 127.0.0.1 (a free port) on the GLib thread, for the header proxy.
-/// Never exposed: it listens on loopback only, whatever the control server does. GLib
-/// thread only. (The timeshift ring has a server with a thread of its own:
-/// `Sources/Timeshift/RingServer.swift` says why.)
-@GLibActor
-public final class LoopbackServer {
-    /// Handles one request: `message` is the SoupServerMessage, `path` its decoded path.
-    public typealias Handler = @GLibActor (_ message: OpaquePointer, _ path: String) -> Void
+/// A libsoup server on 127.0.0.1 (a free port), serving on the thread-default main context
+/// of the thread that makes it: make it on a `ServiceThread` (in its setup or `perform`),
+/// never on the daemon's GLib thread (`ServiceThread` says why). Never exposed: it listens
+/// on loopback only, whatever the control server does. Lives as long as the process.
+public final class LoopbackServer: @unchecked Sendable {
+    /// Handles one request on the server's thread: `message` is the SoupServerMessage,
+    /// `path` its decoded path.
+    public typealias Handler = (_ message: OpaquePointer, _ path: String) -> Void
 
     private let server: UnsafeMutablePointer<SoupServer>
     /// "http://127.0.0.1:PORT", no trailing slash.
@@ -20,8 +20,7 @@ public final class LoopbackServer {
         let box = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
         soup_server_add_handler(server, "/", { _, msg, path, _, data in
             let box = Unmanaged<HandlerBox>.fromOpaque(data!).takeUnretainedValue()
-            let path = path.map { String(cString: $0) } ?? "/"
-            GLibActor.assumeIsolated { box.handler(msg!, path) }
+            box.handler(msg!, path.map { String(cString: $0) } ?? "/")
         }, box, { Unmanaged<HandlerBox>.fromOpaque($0!).release() })
         var error: UnsafeMutablePointer<GError>? = nil
         guard soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
@@ -36,9 +35,11 @@ public final class LoopbackServer {
         baseURL = "http://127.0.0.1:\(port)"
     }
 
-    isolated deinit {
-        soup_server_disconnect(server)
-        g_object_unref(UnsafeMutableRawPointer(server))
+    /// Starts a server on `thread`, waiting the moment it takes to listen (called once per
+    /// service, on first use). `handler` runs on that thread.
+    public static func start(on thread: ServiceThread,
+                             handler: @escaping @Sendable (_ message: OpaquePointer, _ path: String) -> Void) throws -> LoopbackServer {
+        try thread.performAndWait { try LoopbackServer(handler: handler) }
     }
 }
 

@@ -5,10 +5,14 @@ import GLibRuntime
 /// went away). Returns the handler id for `g_signal_handler_disconnect`.
 @GLibActor
 public func connectFinished(_ message: OpaquePointer, _ action: @escaping @GLibActor () -> Void) -> UInt {
+    connectFinished(onServerThread: message) { GLibActor.assumeIsolated { action() } }
+}
+
+/// As `connectFinished`, for a server on a `ServiceThread`: `action` runs on that thread.
+public func connectFinished(onServerThread message: OpaquePointer, _ action: @escaping () -> Void) -> UInt {
     typealias FinishedCallback = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void
     let onFinish: FinishedCallback = { _, data in
-        let box = Unmanaged<FinishedBox>.fromOpaque(data!).takeUnretainedValue()
-        GLibActor.assumeIsolated { box.action() }
+        Unmanaged<FinishedBox>.fromOpaque(data!).takeUnretainedValue().action()
     }
     return csoup_signal_connect(UnsafeMutableRawPointer(message), "finished", unsafeBitCast(onFinish, to: GCallback.self),
                                 Unmanaged.passRetained(FinishedBox(action)).toOpaque(),
@@ -16,6 +20,6 @@ public func connectFinished(_ message: OpaquePointer, _ action: @escaping @GLibA
 }
 
 private final class FinishedBox {
-    let action: @GLibActor () -> Void
-    init(_ action: @escaping @GLibActor () -> Void) { self.action = action }
+    let action: () -> Void
+    init(_ action: @escaping () -> Void) { self.action = action }
 }

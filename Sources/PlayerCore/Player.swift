@@ -63,8 +63,9 @@ public final class Player {
     /// Probes origins while a source is stalled or reconnecting (Player+Recovery.swift): a
     /// short timeout, as a probe only asks whether the origin answers at all.
     let probeFetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)", timeoutSeconds: 5)
-    /// Carries per-session request headers to hlsdemux2's requests; started on first use.
-    lazy var proxy = LoopbackProxy(fetcher: fetcher)
+    /// Carries per-session request headers to hlsdemux2's requests; started on first use,
+    /// on a thread of its own.
+    let proxy = LoopbackProxy(userAgent: "marquee/\(MarqueeVersion.current)")
     /// Serves timeshift rings to playbin3; see `ringServer()`.
     var ringServerInstance: RingServer?
     /// Publishes `live` events about once a second while a live source is loaded.

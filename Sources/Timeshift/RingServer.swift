@@ -2,7 +2,7 @@ import CGStreamer
 import CSoup
 import FoundationEssentials
 import GLibRuntime
-import Dispatch
+import HTTPFetch
 import TextSupport
 import Logging
 
@@ -43,52 +43,23 @@ public final class RingServer: @unchecked Sendable {
     // Server thread only:
     private var waiting: [String: [(message: OpaquePointer, timer: UnsafeMutablePointer<GSource>)]] = [:]
 
-    /// The server thread's GMainContext. It, the SoupServer on it (held by `StartOutcome`)
-    /// and its GMainLoop live as long as the process: the player makes one RingServer on
-    /// first use and keeps it, so none of them is ever released.
-    private let context: OpaquePointer
+    /// The server's thread, its SoupServer and its GMainLoop live as long as the process:
+    /// the player makes one RingServer on first use and keeps it.
+    private let thread = ServiceThread(name: "marquee-ring-server")
+    private let server: LoopbackServer
     /// "http://127.0.0.1:PORT".
-    public let baseURL: String
+    public var baseURL: String { server.baseURL }
     private let log = Logger(category: "timeshift")
 
     /// Starts the server thread and its listener on 127.0.0.1 (a free port).
     public init() throws {
-        context = g_main_context_new()
-        let started = DispatchSemaphore(value: 0)
-        let outcome = StartOutcome()
-        outcome.context = context
-        DetachedThread.start(name: "marquee-ring-server") {
-            let context = outcome.context
-            g_main_context_push_thread_default(context)
-            outcome.baseURL = Self.listen(outcome)
-            started.signal()
-            guard outcome.baseURL != nil else { return }
-            let loop = g_main_loop_new(context, 0)
-            g_main_loop_run(loop)  // for the life of the process
+        let owner = Owner()
+        do {
+            server = try LoopbackServer.start(on: thread) { message, path in owner.server?.handle(message, path: path) }
+        } catch {
+            throw RecorderError.cannotStart("cannot listen on 127.0.0.1 for the ring")
         }
-        started.wait()
-        guard let url = outcome.baseURL else { throw RecorderError.cannotStart("cannot listen on 127.0.0.1 for the ring") }
-        baseURL = url
-        outcome.setOwner(self)
-    }
-
-    /// Creates the server on the thread-default context. Returns its base URL.
-    private static func listen(_ outcome: StartOutcome) -> String? {
-        guard let server = csoup_server_new() else { return nil }
-        soup_server_add_handler(server, "/", { _, message, path, _, data in
-            let outcome = Unmanaged<StartOutcome>.fromOpaque(data!).takeUnretainedValue()
-            outcome.owner()?.handle(message!, path: path.map { String(cString: $0) } ?? "/")
-        }, Unmanaged.passRetained(outcome).toOpaque(), nil)
-        var error: UnsafeMutablePointer<GError>? = nil
-        guard soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
-              let uris = soup_server_get_uris(server), let first = uris.pointee.data else {
-            if let error { g_error_free(error) }
-            return nil
-        }
-        let port = g_uri_get_port(OpaquePointer(first))
-        g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
-        outcome.server = server
-        return "http://127.0.0.1:\(port)"
+        owner.set(self)
     }
 
     // MARK: Rings (any thread)
@@ -123,11 +94,7 @@ public final class RingServer: @unchecked Sendable {
     public func origin(of token: String) -> Double? { lock.withLock { origins[token] } }
 
     private func onServerThread(_ work: @escaping @Sendable (RingServer) -> Void) {
-        let box = Unmanaged.passRetained(WorkBox { [weak self] in if let self { work(self) } }).toOpaque()
-        g_main_context_invoke_full(context, G_PRIORITY_DEFAULT, { data in
-            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
-            return 0
-        }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
+        thread.perform { [weak self] in if let self { work(self) } }
     }
 
     // MARK: Requests (server thread)
@@ -164,13 +131,10 @@ public final class RingServer: @unchecked Sendable {
     private func wait(_ message: OpaquePointer, token: String) {
         g_object_ref(UnsafeMutableRawPointer(message))
         soup_server_message_pause(message)
-        let timer = g_timeout_source_new(Self.firstSegmentsTimeout)!
-        let box = Unmanaged.passRetained(WorkBox { [weak self] in self?.timeOut(message, token: token) }).toOpaque()
-        g_source_set_callback(timer, { data in
-            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
-            return 0
-        }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
-        g_source_attach(timer, context)
+        let sendableMessage = UncheckedMessage(message)
+        let timer = thread.after(milliseconds: Self.firstSegmentsTimeout) { [weak self] in
+            self?.timeOut(sendableMessage.message, token: token)
+        }
         waiting[token, default: []].append((message, timer))
     }
 
@@ -216,20 +180,16 @@ public final class RingServer: @unchecked Sendable {
     }
 }
 
-/// What the server thread hands back at start, and the way back from C callbacks to the
-/// server object.
-private final class StartOutcome: @unchecked Sendable {
-    /// Written by the server thread before the semaphore, read after it.
-    var baseURL: String?
-    var server: UnsafeMutablePointer<SoupServer>?
-    var context: OpaquePointer?
+/// The way back from the server's C callbacks to the server object, set once it exists.
+private final class Owner: @unchecked Sendable {
     private let lock = ThreadLock()
-    private weak var server_owner: RingServer?
-    func setOwner(_ owner: RingServer) { lock.withLock { server_owner = owner } }
-    func owner() -> RingServer? { lock.withLock { server_owner } }
+    private weak var owner: RingServer?
+    func set(_ server: RingServer) { lock.withLock { owner = server } }
+    var server: RingServer? { lock.withLock { owner } }
 }
 
-private final class WorkBox {
-    let work: () -> Void
-    init(_ work: @escaping () -> Void) { self.work = work }
+/// A SoupServerMessage carried to a timer on the server's own thread.
+private struct UncheckedMessage: @unchecked Sendable {
+    let message: OpaquePointer
+    init(_ message: OpaquePointer) { self.message = message }
 }

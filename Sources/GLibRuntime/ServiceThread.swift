@@ -1,0 +1,95 @@
+import CGStreamer
+import Dispatch
+
+/// A thread running a GLib main context of its own, for the servers GStreamer itself talks
+/// to (the timeshift ring server, the header proxy) and the HTTP clients they use.
+///
+/// Why they cannot run on the daemon's GLib thread: hlsdemux2 (1.22) fetches playlists and
+/// segments synchronously from its own threads, also while the GLib thread is blocked in a
+/// call into that very pipeline (a state change, `select-streams`, a seek). A server on the
+/// GLib thread can then never answer, and the call waits for hlsdemux2's download timeout:
+/// the API froze for 20 s after an audio rendition switch through the header proxy, and a
+/// stop hung in about one in eight seeks while the ring server still shared the thread.
+///
+/// libsoup objects are bound to the thread-default context they were made on: make them in
+/// `perform` (or `performAndWait`), and touch them only from there. The thread, its
+/// context and its loop live as long as the process (one per service, made on first use).
+public final class ServiceThread: Sendable {
+    /// The thread's GMainContext (owned for the life of the process, never released).
+    public nonisolated(unsafe) let context: OpaquePointer
+    public let name: String
+
+    /// Starts the thread; jobs given to `perform` run once its loop runs.
+    public init(name: String) {
+        self.name = name
+        let context = g_main_context_new()!
+        self.context = context
+        let box = ContextBox(context)
+        DetachedThread.start(name: name) {
+            g_main_context_push_thread_default(box.context)
+            let loop = g_main_loop_new(box.context, 0)
+            g_main_loop_run(loop)  // for the life of the process
+        }
+    }
+
+    /// Runs `work` on the thread, in the order of the calls. Safe from any thread.
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        // One idle source per job: `g_main_context_invoke` would run it inline when the
+        // caller is already on this thread, out of order with the jobs queued before it.
+        let source = g_idle_source_new()!
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
+        g_source_set_callback(source, { data in
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            return 0  // G_SOURCE_REMOVE
+        }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    /// Runs `work` on the thread and waits for it: only for set-up that takes a moment
+    /// (listening on a loopback port), never from the thread itself.
+    public func performAndWait<T>(_ work: @escaping @Sendable () throws -> T) throws -> T {
+        precondition(!isCurrent, "performAndWait on the service thread itself would wait for ever")
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox<T>()
+        perform {
+            result.value = Result { try work() }
+            done.signal()
+        }
+        done.wait()
+        return try result.value!.get()
+    }
+
+    /// Runs `work` on the thread after `milliseconds`. Returns the source, which the caller
+    /// may destroy (on this thread) to cancel it; it holds its own reference until then.
+    @discardableResult
+    public func after(milliseconds: UInt32, _ work: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<GSource> {
+        let timer = g_timeout_source_new(milliseconds)!
+        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        g_source_set_callback(timer, { data in
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            return 0
+        }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
+        g_source_attach(timer, context)
+        return timer
+    }
+
+    /// True on the service thread itself.
+    public var isCurrent: Bool { g_main_context_is_owner(context) != 0 }
+}
+
+/// Written on the service thread before the semaphore is signalled, read after the wait.
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: Result<T, any Error>?
+}
+
+private final class ContextBox: @unchecked Sendable {
+    let context: OpaquePointer
+    init(_ context: OpaquePointer) { self.context = context }
+}
+
+private final class WorkBox {
+    let work: @Sendable () -> Void
+    init(_ work: @escaping @Sendable () -> Void) { self.work = work }
+}
