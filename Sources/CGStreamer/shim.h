@@ -34,6 +34,10 @@ static inline gulong cgst_signal_connect(gpointer instance, const char *signal, 
     return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
 }
 
+// gst_structure_set is variadic: the two field types the pipeline worker's messages carry.
+static inline void cgst_structure_set_int(GstStructure *s, const char *f, gint v) { gst_structure_set(s, f, G_TYPE_INT, v, NULL); }
+static inline void cgst_structure_set_int64(GstStructure *s, const char *f, gint64 v) { gst_structure_set(s, f, G_TYPE_INT64, v, NULL); }
+
 // A structure field as text: strings as they are, numbers and booleans serialised
 // ("1009979891"); NULL for objects and other types. Free with g_free.
 static inline gchar *cgst_structure_field_text(const GstStructure *s, const char *name) {

@@ -12,6 +12,8 @@ final class Metrics {
     /// Event streams refused because the maximum of clients was reached.
     var eventClientsRefused = 0
     private var clients: [String: Int] = ["websocket": 0, "sse": 0]
+    /// How late the GLib loop (the thread that answers requests) runs what is due.
+    let loopLag = MainLoopLag()
 
     private struct RequestKey: Hashable {
         var route: String
@@ -51,6 +53,7 @@ final class Metrics {
         out += "# HELP marquee_websocket_clients Connected WebSocket clients.\n"
         out += "# TYPE marquee_websocket_clients gauge\n"
         out += "marquee_websocket_clients \(clients["websocket", default: 0])\n"
+        out += renderLoopLag()
         let stats = player.stats
         out += "# HELP marquee_pipeline_errors_total Errors reported by playback pipelines.\n"
         out += "# TYPE marquee_pipeline_errors_total counter\n"
@@ -63,6 +66,26 @@ final class Metrics {
         for state in PlaybackState.allCases {
             out += "marquee_player_state{state=\"\(state.rawValue)\"} \(state == player.state ? 1 : 0)\n"
         }
+        return out
+    }
+
+    private func renderLoopLag() -> String {
+        var out = "# HELP marquee_main_loop_lag_seconds How late the main loop (which answers HTTP and WebSocket) ran a timer due every 100 ms.\n"
+        out += "# TYPE marquee_main_loop_lag_seconds histogram\n"
+        var cumulative = 0
+        for (bound, count) in zip(MainLoopLag.bucketBounds, loopLag.counts) {
+            cumulative += count
+            out += "marquee_main_loop_lag_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "marquee_main_loop_lag_seconds_bucket{le=\"+Inf\"} \(loopLag.count)\n"
+        out += "marquee_main_loop_lag_seconds_sum \(loopLag.sum)\n"
+        out += "marquee_main_loop_lag_seconds_count \(loopLag.count)\n"
+        out += "# HELP marquee_main_loop_lag_last_seconds The latest main-loop lag measured.\n"
+        out += "# TYPE marquee_main_loop_lag_last_seconds gauge\n"
+        out += "marquee_main_loop_lag_last_seconds \(loopLag.last)\n"
+        out += "# HELP marquee_main_loop_lag_max_seconds The largest main-loop lag since the daemon started.\n"
+        out += "# TYPE marquee_main_loop_lag_max_seconds gauge\n"
+        out += "marquee_main_loop_lag_max_seconds \(loopLag.max)\n"
         return out
     }
 }

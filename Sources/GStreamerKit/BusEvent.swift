@@ -19,6 +19,8 @@ public enum BusEvent: Sendable, Equatable {
     /// The pipeline started a new stream: after a gapless switch to the next URI (playbin3's
     /// `about-to-finish`), the first buffers of the new one reached every sink.
     case streamStart
+    /// What a call made by the `PipelineWorker` returned.
+    case workDone(PipelineWork)
     /// An application or element message, by structure name ("adaptive-streaming-statistics"),
     /// with the structure's string, number and boolean fields as text.
     case element(name: String, source: String, fields: [String: String])
@@ -83,6 +85,10 @@ public enum BusEvent: Sendable, Equatable {
             self = .streamStart
         case GST_MESSAGE_ELEMENT, GST_MESSAGE_APPLICATION:
             guard let s = gst_message_get_structure(message) else { return nil }
+            if type == GST_MESSAGE_APPLICATION, let work = PipelineWork(structure: s) {
+                self = .workDone(work)
+                return
+            }
             var fields: [String: String] = [:]
             for index in 0..<max(0, gst_structure_n_fields(s)) {
                 guard let name = gst_structure_nth_field_name(s, UInt32(index)),

@@ -11,6 +11,8 @@ import Logging
 final class PictureInPicture {
     let uri: String
     let playbin: Element
+    /// The calls into `playbin` that can block go through the player's worker.
+    private let control: PipelineControl
     private let videoSink: Element
     private var watch: BusWatch?
     private let log = Logger(category: "pip")
@@ -25,10 +27,12 @@ final class PictureInPicture {
     /// Called after the state changed (or an error), with the inset as it is now.
     var onChange: (@GLibActor () -> Void)?
 
-    init(source: ResolvedSource, displayURI: String, rect: Rect, muted: Bool, videoSink: Element, audioSink: String) throws(APIError) {
+    init(source: ResolvedSource, displayURI: String, rect: Rect, muted: Bool, videoSink: Element, audioSink: String,
+         worker: PipelineWorker) throws(APIError) {
         let playbin = try SinkSelection.makePlaybin(name: "pip", videoSink: videoSink, audioSink: audioSink).playbin
         self.uri = displayURI
         self.playbin = playbin
+        control = worker.control(playbin)
         self.videoSink = videoSink
         self.rect = rect
         self.muted = muted
@@ -44,8 +48,9 @@ final class PictureInPicture {
         watch = BusWatch(pipeline: playbin) { [weak self] event in self?.handle(event) }
     }
 
-    func start() -> Bool {
-        playbin.setState(.playing) != .failure
+    /// Starts playing; a refusal comes back on the bus and fails the inset.
+    func start() {
+        control.setState(.playing)
     }
 
     /// The PiP video's size once it negotiated.
@@ -69,9 +74,9 @@ final class PictureInPicture {
             if percent < 100 {
                 state = .buffering
                 // Network sources pause while they refill, as the main player does.
-                playbin.setState(.paused)
+                control.setState(.paused)
             } else if state == .buffering {
-                playbin.setState(.playing)
+                control.setState(.playing)
             }
         case .endOfStream:
             state = .ended
@@ -87,10 +92,15 @@ final class PictureInPicture {
         case .element:
             _ = missingPlugins.note(event)
         case .clockLost:
-            playbin.setState(.paused)
-            playbin.setState(.playing)
+            control.setState(.paused)
+            control.setState(.playing)
         case .latency:
-            playbin.recalculateLatency()
+            control.recalculateLatency()
+        case .workDone(.stateChange(let target, .failure)) where target > .null && state == .opening:
+            error = APIError(pipelineError: GStreamerError(domain: .core, code: 0, message: "the pipeline could not change to \(target)"),
+                             remote: false, missingPlugins: missingPlugins.names)
+            state = .error
+            release()
         default:
             break
         }
@@ -110,16 +120,17 @@ final class PictureInPicture {
     /// left in PLAYING after a typefind error, playbin3 1.22 hung when set to NULL later
     /// (seen with a text file as the PiP source).
     private func release() {
-        playbin.setState(.null)
+        control.release()
     }
 
     func close() {
         watch?.stop()
         watch = nil
-        playbin.setState(.null)
-        // As the player does after a teardown: the inset's decoders free their buffers in
-        // glibc's per-thread arenas, which keep them (30 PiP on/off cycles grew RSS by 10-14
-        // MiB without this, 2-3 MiB with it; see LongLifeTests).
-        Heap.trim()
+        control.release {
+            // As the player does after a teardown: the inset's decoders free their buffers in
+            // glibc's per-thread arenas, which keep them (30 PiP on/off cycles grew RSS by 10-14
+            // MiB without this, 2-3 MiB with it; see LongLifeTests).
+            Heap.trim()
+        }
     }
 }

@@ -197,22 +197,27 @@ public struct PlaybackMachine: Sendable {
         return [.seek(position: seek.position, exact: seek.exact, rate: rate)]
     }
 
-    /// The one place the public state comes from.
+    /// The one place the public state comes from. Once prerolled it follows what the user
+    /// asked for (`target`), not the pipeline on its way there: a reply to `pause` says
+    /// `paused`, and a seek or rate change (which flickers the pipeline through PAUSED)
+    /// changes nothing. A source that has not played yet stays `opening` until it does.
     private func derivedState(previous: PlaybackState) -> PlaybackState {
         if !hasSource { return .idle }
         if error != nil { return .error }
         if reconnecting { return target == .playing ? .buffering : .paused }
         if ended { return .ended }
         if !prerolled { return .opening }
-        if seekInFlight != nil && previous != .opening { return previous }
         if target == .playing && holdsForBuffering { return .buffering }
-        switch (target, pipelineState) {
-        case (.playing, .playing): return .playing
-        case (.paused, .paused), (.paused, .ready): return .paused
-        default:
-            // In transition: keep what we said until the pipeline arrives, but never keep
-            // a state that no longer applies.
-            return [.playing, .paused, .opening, .buffering].contains(previous) ? previous : (target == .playing ? .opening : .paused)
+        if target == .paused { return .paused }
+        if pipelineState == .playing { return .playing }
+        // On its way to PLAYING. After a command (play from paused or ended, a seek or rate
+        // change while playing) the reply shows where it goes: the pipeline follows within
+        // milliseconds. What the pipeline does by itself (the first PLAYING of a source, the
+        // end of buffering or of a reconnect) is reported when it is reached.
+        switch previous {
+        case .playing, .paused, .ended: return .playing
+        case .buffering: return .buffering
+        case .idle, .opening, .error: return .opening
         }
     }
 

@@ -13,6 +13,9 @@ final class PlaybackSession {
     /// What plays; replaced when a queue goes on gaplessly to its next item.
     var source: ResolvedSource
     let playbin: Element
+    /// Makes the calls into `playbin` that can block, off the GLib thread; what they return
+    /// comes back as `BusEvent.workDone`.
+    let control: PipelineControl
     /// The intervideosink that hands frames to the output stage.
     let videoSink: Element
     let audioSink: Element
@@ -65,7 +68,14 @@ final class PlaybackSession {
     var selectedStreamIDs: [String] = []
     /// A track selection asked for before preroll, sent at ASYNC_DONE.
     var pendingSelection: [String]?
+    /// The selection last sent, until playbin3 confirms it with STREAMS_SELECTED: replies
+    /// show the tracks the command selected, not the ones it replaced.
+    var requestedSelection: [String]?
+    /// What the pipeline answered the worker's queries, asked at each ASYNC_DONE and while a
+    /// live window moves. `answeredQueries` is false between asking and the answer.
     var duration: Double?
+    var seekable: SeekableRange?
+    var answeredQueries = false
 
     // HLS: the ladder from our own parse of the master (nil until fetched, or not HLS), the
     // pin that hlsdemux2 is configured with, and the quality in force.
@@ -90,12 +100,13 @@ final class PlaybackSession {
     private var textTap: TextSinkTap?
 
     init(id: Int, source: ResolvedSource, videoSink: Element, audioSink: String, settings: PlayerSettings,
-         onBusEvent: @escaping @GLibActor (BusEvent) -> Void,
+         worker: PipelineWorker, onBusEvent: @escaping @GLibActor (BusEvent) -> Void,
          onSubtitleText: @escaping @GLibActor (TextSinkTap.TextBuffer) -> Void) throws(APIError) {
         (playbin, self.audioSink) = try SinkSelection.makePlaybin(name: "player", videoSink: videoSink, audioSink: audioSink)
         self.id = id
         self.source = source
         self.videoSink = videoSink
+        control = worker.control(playbin)
         playbin.set("uri", source.playbackURI)
         // Subtitle text goes to a tap, never to playbin3's own overlay: that textoverlay inside
         // playsink deadlocked GStreamer 1.22 when the pipeline went to NULL after the subtitle
@@ -134,8 +145,18 @@ final class PlaybackSession {
 
     /// The main video's size once it negotiated; nil for audio-only sources.
     var videoSize: VideoSize? { videoSink.staticPad("sink")?.videoSize }
-    /// True once a video frame reached the output stage.
-    var hasShownVideo: Bool { videoSink.lastSample != nil }
+    /// True once a video frame reached the output stage. It stays true: the sink forgets
+    /// its last frame at every flush (seeks, rate changes, track and variant switches),
+    /// while the stage keeps showing it (about half the snapshots polled during a series of
+    /// seeks were `no_video` when this asked the sink each time).
+    var hasShownVideo: Bool {
+        if !shownVideo { shownVideo = videoSink.lastSample != nil }
+        return shownVideo
+    }
+    private var shownVideo = false
+    /// The last position the sinks answered: right after a flush they answer nothing until
+    /// the first buffer, and the API never shows a null position while one is known.
+    var lastPosition: Double?
     /// When the composed frame shows this source: its first frame takes a few output frames
     /// (and a renegotiation to its size) to get through the stage after preroll.
     var frameSettlesAt: ContinuousClock.Instant?
@@ -164,19 +185,27 @@ final class PlaybackSession {
         playbin.set("av-offset", int64: -ClockTime.nanoseconds(settings.audioDelay))
     }
 
-    func setState(_ state: PlaybackMachine.PipelineState) -> StateChangeResult {
+    /// Asks the worker for a state change; the result comes back as `.workDone(.stateChange)`.
+    func requestState(_ state: PlaybackMachine.PipelineState) {
         switch state {
-        case .null: return playbin.setState(.null)
-        case .ready: return playbin.setState(.ready)
-        case .paused: return playbin.setState(.paused)
-        case .playing: return playbin.setState(.playing)
+        case .null: control.setState(.null)
+        case .ready: control.setState(.ready)
+        case .paused: control.setState(.paused)
+        case .playing: control.setState(.playing)
         }
+    }
+
+    /// Asks the duration and the seekable range again (answered as `.workDone(.queried)`).
+    func refreshQueries() {
+        answeredQueries = false
+        control.query()
     }
 
     /// The A-B section being looped (media seconds), nil when none.
     var abLoop: ABLoop?
 
-    func seek(to position: Double, exact: Bool, rate: Double) -> Bool {
+    /// Asks the worker for a seek; whether the pipeline took it comes back as `.workDone(.seek)`.
+    func seek(to position: Double, exact: Bool, rate: Double) {
         // Key-unit seeks snap to the keyframe before the target, as players do by default:
         // fast, and the picture starts clean. Accurate seeks decode up to the exact frame.
         var flags: Element.SeekFlags = exact ? [.flush, .accurate] : [.flush, .keyUnit, .snapBefore]
@@ -184,9 +213,10 @@ final class PlaybackSession {
             // A segment seek ending at B: the pipeline posts SEGMENT_DONE there instead of
             // EOS, and `loopBack()` starts the section again without a flush.
             flags = [.flush, .accurate, .segment]
-            return playbin.seek(to: min(max(position, loop.a), loop.b), rate: rate, flags: flags, stop: loop.b)
+            control.seek(to: min(max(position, loop.a), loop.b), rate: rate, flags: flags, stop: loop.b)
+            return
         }
-        return playbin.seek(to: position, rate: rate, flags: flags)
+        control.seek(to: position, rate: rate, flags: flags)
     }
 
     /// At SEGMENT_DONE of the A-B section: back to A without flushing, so the last frame
@@ -194,10 +224,12 @@ final class PlaybackSession {
     @discardableResult
     func loopBack(rate: Double) -> Bool {
         guard let loop = abLoop else { return false }
-        return playbin.seek(to: loop.a, rate: rate, flags: [.accurate, .segment], stop: loop.b)
+        control.seek(to: loop.a, rate: rate, flags: [.accurate, .segment], stop: loop.b)
+        return true
     }
 
-    func close() {
+    /// Stops everything the session runs; `then` runs once its pipeline is in NULL.
+    func close(then: (@GLibActor @Sendable () -> Void)? = nil) {
         stallTimer?.cancel()
         stallTimer = nil
         cancelProbe()
@@ -209,7 +241,9 @@ final class PlaybackSession {
         watch = nil
         setupHook?.disconnect()
         setupHook = nil
-        playbin.setState(.null)
+        // To NULL on the worker: a network pipeline can take seconds to stop. The worker
+        // holds its own reference until then.
+        control.release(then: then)
         gapless?.disconnect()
         gapless = nil
         textTap?.disconnect()

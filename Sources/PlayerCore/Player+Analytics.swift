@@ -61,10 +61,7 @@ extension Player {
                 session.analyticsBegan = false
                 session.analyticsEnded = false
             }
-            if !session.analyticsBegan {
-                session.analyticsBegan = true
-                recordAnalytics(.begin)
-            }
+            beginContentSessionIfKnown()
             startContentTimers()
         case .paused where previous == .playing:
             recordAnalytics(.playing)
@@ -75,6 +72,15 @@ extension Player {
         default:
             stopContentTimers()
         }
+    }
+
+    /// Records `begin` once playing and the duration is known: a local file reaches PLAYING
+    /// by itself right after its preroll, before the worker's queries are answered, and the
+    /// player calls this again when they are.
+    func beginContentSessionIfKnown() {
+        guard let session, machine.state == .playing, !session.analyticsBegan, session.answeredQueries else { return }
+        session.analyticsBegan = true
+        recordAnalytics(.begin)
     }
 
     /// A session going away (stop, a new open, an error): its `end`, its resume point.

@@ -15,17 +15,14 @@ extension Player {
         let inset = try PictureInPicture(source: resolved, displayURI: resolved.info.uri, rect: request.rect ?? .defaultInset,
                                          muted: request.muted ?? true,
                                          videoSink: try output.makeSourceSink(channel: output.pipChannel),
-                                         audioSink: configuration.sinks.audio)
+                                         audioSink: configuration.sinks.audio, worker: worker)
         inset.onChange = { [weak self, weak inset] in
             guard let self, let inset, self.pip === inset else { return }
             self.pipChanged()
         }
         pip = inset
         log.info("pip open", ["uri": resolved.info.uri])
-        guard inset.start() else {
-            inset.fail(APIError(.pipelineError, "the picture-in-picture pipeline could not start"))
-            return
-        }
+        inset.start()
         startPipWatchdog(for: inset, local: resolved.isLocalFile)
         pipChanged()
     }

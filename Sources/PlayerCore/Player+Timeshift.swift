@@ -80,7 +80,7 @@ extension Player {
         let safeStart = ring.start + (ring.isSliding ? Double(ring.targetDuration) : 0)
         // hlsdemux2's own range start is no guide (with a short playlist it reports its end).
         var end = ring.edge - Double(3 * ring.targetDuration)
-        if machine.prerolled, let range = session.playbin.querySeekable() { end = range.end + origin }
+        if machine.prerolled, let range = session.seekable { end = range.end + origin }
         end = max(ring.start, end)
         return TimeRange(start: min(safeStart, end), end: end)
     }
@@ -105,14 +105,16 @@ extension Player {
             let live = position.map { LiveInfo(edge: edge, behind: max(0, edge - $0), window: range.end - range.start) }
             return (range, live)
         }
-        guard machine.prerolled, !machine.isLive, let range = session.playbin.querySeekable() else { return (nil, nil) }
+        guard machine.prerolled, !machine.isLive, let range = session.seekable else { return (nil, nil) }
         let seekable = TimeRange(start: range.start, end: range.end)
         // Live HLS: hlsdemux2's seekable range is the playlist's window.
         guard lastSource?.live == true, let position else { return (seekable, nil) }
         return (seekable, LiveInfo(edge: range.end, behind: max(0, range.end - position), window: range.end - range.start))
     }
 
-    /// Starts or stops the once-a-second `live` event with the source.
+    /// Starts or stops the once-a-second `live` event with the source. Each tick also asks
+    /// the pipeline for its seekable range again (on the worker: the query reaches
+    /// hlsdemux2), so the live window in snapshots is at most a second old.
     func updateLiveTimer() {
         guard session != nil, lastSource?.live == true else {
             liveTimer?.cancel()
@@ -121,8 +123,9 @@ extension Player {
         }
         guard liveTimer == nil else { return }
         liveTimer = LoopTimer(milliseconds: 1000) { [weak self] in
-            guard let self, let session = self.session, self.machine.prerolled,
-                  let position = session.position.map({ $0 + self.timelineOffset }),
+            guard let self, let session = self.session, self.machine.prerolled else { return }
+            session.control.query()
+            guard let position = session.position.map({ $0 + self.timelineOffset }),
                   let live = self.liveWindow(session, position: position).1 else { return }
             self.publish(.live(live))
         }

@@ -63,6 +63,8 @@ public final class Player {
     /// Probes origins while a source is stalled or reconnecting (Player+Recovery.swift): a
     /// short timeout, as a probe only asks whether the origin answers at all.
     let probeFetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)", timeoutSeconds: 5)
+    /// Makes the calls into pipelines that can block, so this thread never waits on them.
+    let worker = PipelineWorker(name: "marquee-pipeline")
     /// Carries per-session request headers to hlsdemux2's requests; started on first use,
     /// on a thread of its own.
     let proxy = LoopbackProxy(userAgent: "marquee/\(MarqueeVersion.current)")
@@ -182,7 +184,7 @@ public final class Player {
         let sessionID = sessionCount
         let timeshift = try startTimeshift(request, source: &resolved, sessionID: sessionID)
         let newSession = try PlaybackSession(id: sessionID, source: resolved, videoSink: output.makeSourceSink(channel: output.mainChannel),
-                                             audioSink: configuration.sinks.audio, settings: settings,
+                                             audioSink: configuration.sinks.audio, settings: settings, worker: worker,
                                              onBusEvent: { [weak self] event in self?.handle(event, fromSession: sessionID) },
                                              onSubtitleText: { [weak self] text in self?.showEmbeddedCue(text, fromSession: sessionID) })
         newSession.openRequest = original
@@ -268,7 +270,9 @@ public final class Player {
 
     private func seek(_ request: SeekRequest) throws(APIError) {
         let session = try requireSource()
-        if machine.prerolled, machine.isLive || session.playbin.querySeekable() == nil {
+        // Known once the pipeline answered its queries after preroll; until then the seek is
+        // queued by the machine like any seek before preroll.
+        if machine.prerolled, machine.isLive || (session.answeredQueries && session.seekable == nil) {
             throw APIError(.notSeekable, "this source cannot seek")
         }
         // Positions the API speaks of are in the timeline the snapshot shows; for timeshift
@@ -280,7 +284,7 @@ public final class Player {
             target = base + relative
         }
         target = max(0, target)
-        if let duration = session.duration ?? session.playbin.queryDuration() { target = min(target, duration) }
+        if let duration = session.duration { target = min(target, duration) }
         let exact = request.exact ?? false
         if let range = timeshiftSeekable(session) {
             // A key-unit seek lands on the keyframe before its target: aimed at the very
@@ -369,6 +373,7 @@ public final class Player {
     /// stream of each kind).
     func currentSelection() -> [String] {
         guard let session else { return [] }
+        if let requested = session.requestedSelection ?? session.pendingSelection { return requested }
         if !session.selectedStreamIDs.isEmpty { return session.selectedStreamIDs }
         var firsts: [MediaStream.Kind: String] = [:]
         for s in session.streams where firsts[s.kind] == nil { firsts[s.kind] = s.id }
@@ -388,7 +393,8 @@ public final class Player {
             return
         }
         log.debug("select-streams", ["ids": ids.joined(separator: ",")])
-        session.playbin.selectStreams(ids)
+        session.requestedSelection = ids
+        session.control.selectStreams(ids)
     }
 
     // MARK: Pipeline events
@@ -404,7 +410,7 @@ public final class Player {
         case .stateChanged(_, let new, _):
             run(machine.handle(.pipelineState(PlaybackMachine.PipelineState(new))))
         case .asyncDone:
-            session.duration = session.playbin.queryDuration()
+            session.refreshQueries()
             let wasSeeking = machine.seekInFlight != nil
             run(machine.handle(.asyncDone))
             applyDefaultRendition(in: session)
@@ -423,7 +429,9 @@ public final class Player {
             if percent != machine.bufferingPercent { publish(.buffering(BufferingUpdate(percent: percent))) }
             run(machine.handle(.buffering(percent: percent)))
         case .durationChanged:
-            session.duration = session.playbin.queryDuration()
+            session.refreshQueries()
+        case .workDone(let work):
+            handle(work, in: session)
         case .endOfStream:
             publishPosition(force: true)
             if !machine.repeatOne, advanceQueueAtEnd() { return }
@@ -442,16 +450,17 @@ public final class Player {
             publish(.tracks(tracks()))
         case .streamsSelected(let ids):
             session.selectedStreamIDs = ids
+            session.requestedSelection = nil
             publish(.tracks(tracks()))
         case .clockLost:
             // The standard recovery: PAUSED then PLAYING picks a new clock.
             if machine.target == .playing {
-                _ = session.setState(.paused)
-                _ = session.setState(.playing)
+                session.requestState(.paused)
+                session.requestState(.playing)
             }
         case .latency:
             // A live source's latency changed: the bin must redistribute it.
-            session.playbin.recalculateLatency()
+            session.control.recalculateLatency()
         case .element(let name, _, let fields):
             if name == "adaptive-streaming-statistics" { noteDownload(fields, in: session) }
             if session.missingPlugins.note(event) {
@@ -464,27 +473,40 @@ public final class Player {
         }
     }
 
-    /// Carries out the machine's actions.
-    func run(_ actions: [PlaybackMachine.Action]) {
-        // What the pipeline answered goes back into the machine after this batch, so the
-        // batch's own state events go out first and events stay in order.
-        var followUps: [PlaybackMachine.Input] = []
-        defer {
-            for input in followUps { feed(input) }
-            finishRecoveryIfDone()
+    /// What the worker's call into the pipeline returned (see `PipelineWorker`).
+    private func handle(_ work: PipelineWork, in session: PlaybackSession) {
+        switch work {
+        case .stateChange(let state, let result):
+            if result == .noPreroll && state >= .paused { feed(.liveSource) }
+            if result == .failure && state > .null { failStateChange(to: PlaybackMachine.PipelineState(state), in: session) }
+        case .seek(let accepted):
+            guard !accepted else { return }
+            log.warning("seek refused")
+            if machine.seekInFlight != nil { run(machine.handle(.asyncDone)) }  // nothing in flight after all
+        case .queried(let duration, let seekable):
+            session.duration = duration
+            session.seekable = seekable
+            let wasAnswered = session.answeredQueries
+            session.answeredQueries = true
+            // `?wait=` replies hold until the queries are answered (`isSettled`): a position
+            // event wakes them, and carries the duration the answer brought.
+            if !wasAnswered {
+                publishPosition(force: true)
+                beginContentSessionIfKnown()
+            }
         }
+    }
+
+    /// Carries out the machine's actions. Calls into the pipeline go to the worker; what
+    /// they return comes back as bus events, after this batch's own events.
+    func run(_ actions: [PlaybackMachine.Action]) {
+        defer { finishRecoveryIfDone() }
         for action in actions {
             switch action {
             case .setPipelineState(let state):
-                guard let session else { continue }
-                let result = session.setState(state)
-                if result == .noPreroll { followUps.append(.liveSource) }
-                if result == .failure { failStateChange(to: state, in: session) }
+                session?.requestState(state)
             case .seek(let position, let exact, let rate):
-                if session?.seek(to: position, exact: exact, rate: rate) == false {
-                    log.warning("seek refused", ["position": "\(position)"])
-                    run(machine.handle(.asyncDone))  // nothing in flight after all
-                }
+                session?.seek(to: position, exact: exact, rate: rate)
             case .releasePipeline:
                 closeSession()
                 updateOutput()
@@ -528,12 +550,15 @@ public final class Player {
         // The player's pipeline first, while the ring server still holds its playlist
         // request: closing the ring first answers that request on the server's thread while
         // souphttpsrc is being stopped, a race that crashed GStreamer 1.22.0's souphttpsrc.
-        session?.close()
-        session?.timeshift?.close()
-        session = nil  // the last reference: the pipeline is freed here
-        // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;
-        // give them back so an idle or stopped daemon stays small.
-        Heap.trim()
+        // So the ring closes once the worker has the pipeline in NULL.
+        let timeshift = session?.timeshift
+        session?.close {
+            timeshift?.close()
+            // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;
+            // give them back so an idle or stopped daemon stays small.
+            Heap.trim()
+        }
+        session = nil  // the worker holds the pipeline until it is in NULL, then frees it
         positionTimer?.cancel()
         positionTimer = nil
         liveTimer?.cancel()
@@ -557,8 +582,21 @@ public final class Player {
         }
     }
 
+    /// The position the API shows, in the pipeline's timeline: a seek's target while it
+    /// lands (a reply to a seek shows where it goes), else what the sinks answer, else the
+    /// last answer (they answer nothing for a moment after each flush); before the first
+    /// preroll, the start position the open asked for.
+    func shownPosition(_ session: PlaybackSession) -> Double? {
+        if let target = machine.pendingSeekTarget { return target }
+        if let position = session.position {
+            session.lastPosition = position
+            return position
+        }
+        return session.lastPosition
+    }
+
     private func publishPosition(force: Bool) {
-        guard let session, let pipelinePosition = session.position else { return }
+        guard let session, let pipelinePosition = shownPosition(session) else { return }
         let position = pipelinePosition + timelineOffset
         if !force, let last = lastPublishedPosition, abs(last - position) < 0.01 { return }
         lastPublishedPosition = position
@@ -587,7 +625,7 @@ public final class Player {
         s.cue = currentCue
         if let session {
             let offset = timelineOffset
-            s.position = (machine.prerolled ? session.position : machine.pendingSeekTarget).map { $0 + offset }
+            s.position = shownPosition(session).map { $0 + offset }
             s.duration = session.duration
             (s.seekable, s.live) = liveWindow(session, position: s.position)
             s.tracks = tracks()
@@ -631,7 +669,9 @@ extension PlaybackMachine.PipelineState {
 extension Player {
     /// True when no seek is queued or in flight: a `?wait=` reply waits for this too, so
     /// `seek?wait=playing` returns after the seek landed, not at once.
-    public var isSettled: Bool { machine.seekInFlight == nil && machine.queuedSeek == nil }
+    public var isSettled: Bool {
+        machine.seekInFlight == nil && machine.queuedSeek == nil && (session?.answeredQueries ?? true)
+    }
 }
 
 extension Player {

@@ -343,8 +343,11 @@ final class TimeshiftTests: XCTestCase {
         let video = ((t.snapshot["tracks"] as? [String: Any])?["video"] as? [[String: Any]])?.first
         XCTAssertTrue((video?["codec"] as? String ?? "").contains("H.264"), "\(String(describing: video))")
         XCTAssertFalse((video?["codec"] as? String ?? "").contains("4:4:4"), "encoded as 4:2:0 for set-top decoders")
-        // Stop deletes the ring.
+        // Stop deletes the ring, once the pipeline that read it is down (on the pipeline
+        // worker, a moment after the reply).
         XCTAssertEqual(try daemon.client.post("/v1/player/stop").status, 200)
+        let deadline = Date().addingTimeInterval(5)
+        while !recordedSegments().isEmpty && Date() < deadline { usleep(20_000) }
         XCTAssertTrue(recordedSegments().isEmpty, "the ring is deleted with its session")
         // A daemon flag out of range is refused at start.
         XCTAssertThrowsError(try Daemon(extraArguments: ["--timeshift-window", "-3"]))

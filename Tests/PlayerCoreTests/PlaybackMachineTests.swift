@@ -129,8 +129,9 @@ final class PlaybackMachineTests: XCTestCase {
 
     func testLivePausedOpenStaysPaused() {
         step(.open(autoplay: false, start: nil), [.setPipelineState(.paused), emit(.opening, from: .idle)])
-        step(.liveSource, [])
-        step(.pipelineState(.paused), [emit(.paused, from: .opening)])
+        // NO_PREROLL counts as prerolled: paused is what was asked for, reported at once.
+        step(.liveSource, [emit(.paused, from: .opening)])
+        step(.pipelineState(.paused), [])
     }
 
     func testReopenWhilePlayingReportsOpeningAgainstPlaying() {
@@ -199,17 +200,27 @@ final class PlaybackMachineTests: XCTestCase {
 
     // MARK: Pause and play
 
-    func testPauseAndPlayReportWhenThePipelineArrives() {
+    func testPauseAndPlayReportTheCommandAtOnce() {
         startPlaying()
-        step(.pause, [.setPipelineState(.paused)])
-        XCTAssertEqual(machine.state, .playing, "not paused until the pipeline says so")
-        step(.pipelineState(.paused), [emit(.paused, from: .playing)])
+        // A reply to `pause` says paused: the state follows the command, the pipeline follows
+        // within milliseconds, and its arrival changes nothing more.
+        step(.pause, [.setPipelineState(.paused), emit(.paused, from: .playing)])
+        step(.pipelineState(.paused), [])
         step(.asyncDone, [])  // PLAYING -> PAUSED posts its own ASYNC_DONE
         XCTAssertEqual(machine.state, .paused)
 
-        step(.play, [.setPipelineState(.playing)])
-        XCTAssertEqual(machine.state, .paused, "not playing until the pipeline says so")
-        step(.pipelineState(.playing), [emit(.playing, from: .paused)])
+        step(.play, [.setPipelineState(.playing), emit(.playing, from: .paused)])
+        step(.pipelineState(.playing), [])
+        XCTAssertEqual(machine.state, .playing)
+    }
+
+    func testPauseDuringASeekSaysPausedAndTheSeekLandsPaused() {
+        startPlaying()
+        step(.seek(.init(position: 12, exact: false)), [seekAction(12)])
+        step(.pipelineState(.paused), [])  // the flush
+        step(.pause, [.setPipelineState(.paused), emit(.paused, from: .playing)])
+        step(.asyncDone, [])
+        XCTAssertEqual(machine.state, .paused)
     }
 
     func testPlayBeforePrerollOnlyChangesTheTarget() {
@@ -283,8 +294,8 @@ final class PlaybackMachineTests: XCTestCase {
         step(.pipelineState(.playing), [emit(.playing, from: .opening)])
         step(.rateChanged(rate: 2, position: 3), [])
         XCTAssertEqual(machine.rate, 2)
-        step(.pause, [.setPipelineState(.paused)])
-        step(.pipelineState(.paused), [emit(.paused, from: .playing)])
+        step(.pause, [.setPipelineState(.paused), emit(.paused, from: .playing)])
+        step(.pipelineState(.paused), [])
     }
 
     // MARK: End of stream
@@ -293,18 +304,19 @@ final class PlaybackMachineTests: XCTestCase {
         startPlaying()
         step(.endOfStream, [emit(.ended, from: .playing)])
         XCTAssertTrue(machine.ended)
-        step(.play, [seekAction(0), .setPipelineState(.playing)])
+        step(.play, [seekAction(0), .setPipelineState(.playing), emit(.playing, from: .ended)])
         XCTAssertFalse(machine.ended)
         XCTAssertEqual(machine.seekInFlight?.position, 0)
-        step(.asyncDone, [emit(.playing, from: .ended)])
+        step(.asyncDone, [])
     }
 
     func testSeekAfterEndClearsEnded() {
         startPlaying()
         step(.endOfStream, [emit(.ended, from: .playing)])
-        step(.seek(.init(position: 10, exact: false)), [seekAction(10)])
+        // The pipeline stayed in PLAYING at the end: a seek plays on from its target.
+        step(.seek(.init(position: 10, exact: false)), [seekAction(10), emit(.playing, from: .ended)])
         XCTAssertFalse(machine.ended)
-        step(.asyncDone, [emit(.playing, from: .ended)])
+        step(.asyncDone, [])
     }
 
     func testRepeatOneSeeksToZeroInsteadOfEnding() {

@@ -1,0 +1,197 @@
+import CGStreamer
+import Dispatch
+import GLibRuntime
+
+/// What a call the worker made into a pipeline returned. It comes back on the pipeline's
+/// own bus (`BusEvent.workDone`), after the messages the call itself caused.
+public enum PipelineWork: Sendable, Equatable {
+    case stateChange(to: ElementState, result: StateChangeResult)
+    case seek(accepted: Bool)
+    /// The duration and the seekable range, as the pipeline answered its queries.
+    case queried(duration: Double?, seekable: SeekableRange?)
+}
+
+/// A time range the pipeline can seek in (seconds).
+public struct SeekableRange: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Makes the calls into pipelines that can block on one thread of its own, in the order
+/// they are asked for, so that the GLib thread (which answers HTTP and WebSocket) never
+/// waits on GStreamer: state changes, seeks, `select-streams`, queries that reach demuxers,
+/// latency redistribution, and taking a pipeline to NULL.
+///
+/// Why: each of these can wait on a streaming thread, and a streaming thread can wait on
+/// the network (hlsdemux2 downloads synchronously, rtspsrc connects, souphttpsrc reads)
+/// for up to its timeout. Measured before this worker: `select-streams` on an HLS pipeline
+/// fed through a loopback server held the GLib thread for 20 s.
+///
+/// The answers go back on the pipeline's bus, so the player sees them in the one ordered
+/// stream of `BusEvent`s, after the messages the call caused, and never from a pipeline it
+/// has already closed (its bus watch is gone). One worker serves all of a player's
+/// pipelines: a pipeline's release runs before the next one starts, so the old and the
+/// new never push frames to the output stage at once.
+public final class PipelineWorker: Sendable {
+    private let queue: DispatchQueue
+
+    public init(name: String) {
+        queue = DispatchQueue(label: name, qos: .userInitiated)
+    }
+
+    /// A handle on `pipeline` whose calls run on this worker.
+    public func control(_ pipeline: Element) -> PipelineControl {
+        PipelineControl(pipeline: pipeline, queue: queue)
+    }
+
+    /// Waits until everything asked of the worker so far was done. Tests and exit only.
+    public func drain() {
+        queue.sync {}
+    }
+}
+
+/// One pipeline as the worker sees it: holds its own reference to it, so a release can
+/// finish after the player dropped its own.
+public final class PipelineControl: Sendable {
+    private let pipeline: SendableElement
+    private let queue: DispatchQueue
+
+    fileprivate init(pipeline: Element, queue: DispatchQueue) {
+        self.pipeline = SendableElement(pipeline)
+        self.queue = queue
+    }
+
+    /// Changes the state; posts `.stateChange` with the result.
+    public func setState(_ state: ElementState) {
+        let pipeline = self.pipeline
+        queue.async {
+            let result = pipeline.element.setState(state)
+            pipeline.post(.stateChange(to: state, result: result))
+        }
+    }
+
+    /// A time seek (see `Element.seek`); posts `.seek` with whether the pipeline took it.
+    public func seek(to position: Double, rate: Double, flags: Element.SeekFlags, stop: Double? = nil) {
+        let pipeline = self.pipeline
+        queue.async {
+            let accepted = pipeline.element.seek(to: position, rate: rate, flags: flags, stop: stop)
+            pipeline.post(.seek(accepted: accepted))
+        }
+    }
+
+    /// Sends `select-streams`; the pipeline answers with STREAMS_SELECTED.
+    public func selectStreams(_ ids: [String]) {
+        let pipeline = self.pipeline
+        queue.async { pipeline.element.selectStreams(ids) }
+    }
+
+    /// Asks the duration and the seekable range; posts `.queried`.
+    public func query() {
+        let pipeline = self.pipeline
+        queue.async {
+            let duration = pipeline.element.queryDuration()
+            let seekable = pipeline.element.querySeekable().map { SeekableRange(start: $0.start, end: $0.end) }
+            pipeline.post(.queried(duration: duration, seekable: seekable))
+        }
+    }
+
+    /// Redistributes latency after a LATENCY message.
+    public func recalculateLatency() {
+        let pipeline = self.pipeline
+        queue.async { pipeline.element.recalculateLatency() }
+    }
+
+    /// Takes the pipeline to NULL; the worker's reference goes after it (the last one,
+    /// when the owner already dropped its own: the pipeline is freed on the worker). `then`
+    /// runs on the GLib thread once the pipeline is in NULL.
+    public func release(then: (@GLibActor @Sendable () -> Void)? = nil) {
+        let pipeline = self.pipeline
+        queue.async {
+            pipeline.element.setState(.null)
+            if let then { Task { @GLibActor in then() } }
+        }
+    }
+}
+
+/// An element handed to the worker's thread. GStreamer's state changes, events, queries
+/// and message posting are thread-safe; the wrapper's own reference is released wherever
+/// the last holder lets go.
+private final class SendableElement: @unchecked Sendable {
+    let element: Element
+
+    init(_ element: Element) {
+        gst_object_ref(UnsafeMutableRawPointer(element.pointer))
+        self.element = Element(owning: element.pointer)
+    }
+
+    func post(_ work: PipelineWork) {
+        guard let structure = gst_structure_new_empty(PipelineWork.messageName) else { return }
+        work.write(to: structure)
+        let source = UnsafeMutablePointer<GstObject>(OpaquePointer(element.pointer))
+        guard let message = gst_message_new_application(source, structure) else { return }  // takes the structure
+        gst_element_post_message(element.pointer, message)  // takes the message
+    }
+}
+
+extension PipelineWork {
+    static let messageName = "marquee-pipeline-work"
+
+    /// Carried as fields of an application message: numbers in nanoseconds, -1 for none.
+    fileprivate func write(to structure: UnsafeMutablePointer<GstStructure>) {
+        switch self {
+        case .stateChange(let state, let result):
+            cgst_structure_set_int(structure, "state-change", Int32(state.rawValue))
+            cgst_structure_set_int(structure, "result", result.code)
+        case .seek(let accepted):
+            cgst_structure_set_int(structure, "seek", accepted ? 1 : 0)
+        case .queried(let duration, let seekable):
+            cgst_structure_set_int64(structure, "duration", duration.map { ClockTime.nanoseconds($0) } ?? -1)
+            cgst_structure_set_int64(structure, "seekable-start", seekable.map { ClockTime.nanoseconds($0.start) } ?? -1)
+            cgst_structure_set_int64(structure, "seekable-end", seekable.map { ClockTime.nanoseconds($0.end) } ?? -1)
+        }
+    }
+
+    /// The work a message of ours reports; nil for any other message.
+    init?(structure: UnsafePointer<GstStructure>) {
+        guard String(cString: gst_structure_get_name(structure)) == Self.messageName else { return nil }
+        var int: Int32 = 0
+        var start: Int = -1, end: Int = -1, duration: Int = -1
+        if gst_structure_get_int(structure, "state-change", &int) != 0 {
+            var code: Int32 = 0
+            gst_structure_get_int(structure, "result", &code)
+            self = .stateChange(to: ElementState(rawValue: Int(int)) ?? .voidPending, result: StateChangeResult(code: code))
+        } else if gst_structure_get_int(structure, "seek", &int) != 0 {
+            self = .seek(accepted: int != 0)
+        } else {
+            gst_structure_get_int64(structure, "duration", &duration)
+            gst_structure_get_int64(structure, "seekable-start", &start)
+            gst_structure_get_int64(structure, "seekable-end", &end)
+            let seekable = start >= 0 && end > start ? SeekableRange(start: ClockTime.seconds(start) ?? 0,
+                                                                     end: ClockTime.seconds(end) ?? 0) : nil
+            self = .queried(duration: duration >= 0 ? ClockTime.seconds(duration) : nil, seekable: seekable)
+        }
+    }
+}
+
+extension StateChangeResult {
+    fileprivate var code: Int32 {
+        switch self {
+        case .success: 0
+        case .async: 1
+        case .noPreroll: 2
+        case .failure: 3
+        }
+    }
+
+    fileprivate init(code: Int32) {
+        self = [.success, .async, .noPreroll][safe: Int(code)] ?? .failure
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
