@@ -3,13 +3,15 @@
 peers and ratios (run.py: open, seek, CPU, status latency, pause-to-event, RSS against mpv and
 gst-launch-1.0; clients.py: 100 WebSocket / SSE clients; hls.py: HLS start against mpv and
 variant switches; timeshift.py: seek-back against the window size; output.py: PiP, watermark
-and snapshot overhead against gst-launch-1.0 and a replica of the output pipeline).
+and snapshot overhead against gst-launch-1.0 and a replica of the output pipeline;
+responsive.py: GET /v1/player latency while every kind of command runs, and garbage-file and
+seek?wait=playing latencies against mpv).
 
 Usage: python3 bench/all.py [--quick] [--marquee PATH]
 
 Each benchmark prints its own table (see bench/README.md for how to read them); a benchmark
 that fails is reported at the end and the others still run. The exit status is the number of
-benchmarks that failed. About 25 minutes, 10 with --quick.
+benchmarks that failed. About 28 minutes, 12 with --quick.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def plan(quick: bool, marquee: Path) -> list[tuple[str, list[str]]]:
         ("timeshift.py", ["timeshift.py", *m, "--no-build", "--runs", "3",
                           *(["--long-seconds", "0"] if quick else ["--long-seconds", "600"])]),
         ("output.py", ["output.py", *m, *(["--quick"] if quick else [])]),
+        ("responsive.py", ["responsive.py", *m, *(["--quick"] if quick else [])]),
     ]
 
 

@@ -19,6 +19,7 @@ landed. See bench/README.md ("Responsiveness benchmark").
 from __future__ import annotations
 
 import argparse
+import bisect
 import http.client
 import json
 import math
@@ -53,7 +54,7 @@ GARBAGE_WAIT_S = 30  # ?timeout= of the garbage open: the baseline takes ~12 s t
 SOCKET_SLACK_S = 5.0  # a driver request waits ?timeout= plus this, then the step times out
 LANDING_WAIT_S = 5.0  # bound on the SSE position event of a seek after its reply
 HLS_SECONDS = 60  # the ladder: long enough for the variant and audio steps and HLS_PLAY_S at 1x
-HLS_OPEN_STEP = "hls open (headers)"
+HLS_OPEN_STEP = "open (headers)"
 HLS_PLAY_S = 20.0  # HLS keeps playing after the pins and switches (a freeze was seen ~20 s on)
 REFERER = "http://bench.invalid/"
 ORIGIN_DELAY_MS = 0.0
@@ -177,7 +178,8 @@ class Poller:
         for line in self.path.read_text(encoding="ascii", errors="replace").splitlines():
             parts = line.split()
             if parts and parts[0] == "U":
-                polls.append(Poll(float(parts[1]), float(parts[2]), "unfinished"))
+                if float(parts[2]) * 1000 >= STALL_MS:  # else: merely cut off by the stop
+                    polls.append(Poll(float(parts[1]), float(parts[2]), "unfinished"))
             elif len(parts) == 5:
                 pos = None if parts[4] == "-" else float(parts[4])
                 polls.append(Poll(float(parts[0]), float(parts[1]), parts[2], parts[3], pos))
@@ -395,15 +397,20 @@ class Context:
         self.hls_variants: list[str] = []
 
 
+def near_target(pos, target: float, exact: bool) -> bool:
+    """Where a seek lands: within 0.25 s of the target (exact), or on the keyframe before it."""
+    low, high = (target - 0.25, target + 0.25) if exact else (target - 1.1, target + 0.3)
+    return isinstance(pos, (int, float)) and low <= pos <= high
+
+
 def sse_landing(events: EventStream, t0: float, target: float, exact: bool) -> float | None:
     """Seconds from t0 to the first SSE `position` event near the target: the daemon sends one,
     forced, at the seek's ASYNC_DONE (run.py's EventStream stamps events on arrival)."""
-    low, high = (target - 0.25, target + 0.25) if exact else (target - 1.1, target + 0.3)
 
     def near(event: dict) -> bool:
         data = event.get("data")
-        pos = data.get("position") if isinstance(data, dict) else None
-        return event.get("type") == "position" and isinstance(pos, (int, float)) and low <= pos <= high
+        return (event.get("type") == "position" and isinstance(data, dict)
+                and near_target(data.get("position"), target, exact))
 
     try:
         arrived, _ = events.wait_for(near, LANDING_WAIT_S)
@@ -412,16 +419,42 @@ def sse_landing(events: EventStream, t0: float, target: float, exact: bool) -> f
     return arrived - t0
 
 
-def timed_seek(ctx: Context, target: float, exact: bool) -> tuple[float, float | None, dict]:
-    """seek?wait=playing: (seconds to the reply, seconds to the SSE landing or None, reply)."""
+def timed_seek(ctx: Context, target: float, exact: bool) -> dict:
+    """seek?wait=playing: a record with `reply` (seconds to the reply), `sse` (seconds to the
+    SSE landing, or None) and `sent` (time.monotonic(), for the poll landing found later)."""
     ctx.events.drain()
     body: dict = {"position": target}
     if exact:
         body["exact"] = True
+    sent = time.monotonic()
     t0 = time.perf_counter()
     reply = ctx.driver.ok("POST", waited("seek", "playing"), body, state="playing")
-    landed = sse_landing(ctx.events, t0, target, exact)
-    return reply.seconds, landed, reply.body
+    return {"target": target, "mode": "exact" if exact else "key", "sent": sent,
+            "reply": reply.seconds, "sse": sse_landing(ctx.events, t0, target, exact),
+            "poll": None, "position": reply.body.get("position")}
+
+
+def poll_landings(records: list[dict], polls: list[Poll]) -> None:
+    """Each seek's `poll`: seconds from sending the seek to the arrival of the first poll that
+    shows playback going on from the target: sent after the seek, `playing`, its position near
+    the target and ahead of the poll before it, which was near the target too. (A snapshot
+    shows the target as soon as the flush is done, before the frame is decoded: the position
+    standing still there is not a landing.) Looked for within LANDING_WAIT_S."""
+    ordered = sorted((p for p in polls if p.ok), key=lambda p: p.sent)
+    starts = [p.sent for p in ordered]
+    for rec in records:
+        exact = rec["mode"] == "exact"
+        previous = None
+        for p in ordered[bisect.bisect_left(starts, rec["sent"]):]:
+            if p.sent > rec["sent"] + LANDING_WAIT_S:
+                break
+            if not (p.state == "playing" and near_target(p.position, rec["target"], exact)):
+                previous = None
+                continue
+            if previous is not None and p.position > previous + 0.0005:
+                rec["poll"] = p.sent + p.latency - rec["sent"]
+                break
+            previous = p.position
 
 
 def garbage_open(ctx: Context, kind: str = "garbage") -> tuple[float, str, float | None]:
@@ -454,11 +487,10 @@ def build_plan(ctx: Context) -> list[tuple[str, list[tuple[str, object]], object
 
     def seek(target: float, exact: bool):
         def run():
-            reply_s, landed_s, snap = timed_seek(ctx, target, exact)
-            ctx.seeks.append({"target": target, "exact": exact, "reply": reply_s, "landed": landed_s,
-                              "position": snap.get("position")})
-            land = "no SSE landing" if landed_s is None else f"landed {1000 * landed_s:.0f} ms"
-            return f"reply {1000 * reply_s:.0f} ms, {land}"
+            rec = timed_seek(ctx, target, exact)
+            ctx.seeks.append(rec)
+            land = "no SSE landing" if rec["sse"] is None else f"SSE landing {1000 * rec['sse']:.0f} ms"
+            return f"reply {1000 * rec['reply']:.0f} ms, {land}, position {rec['position']}"
         return run
 
     def rate(value: float):
@@ -564,16 +596,22 @@ def build_plan(ctx: Context) -> list[tuple[str, list[tuple[str, object]], object
 
     seeks = [(f"seek {t:g} {'exact' if exact else 'key-unit'}", seek(t, exact))
              for exact in (False, True) for t in SEEK_TARGETS]
+
+    def hls_section(tag: str):
+        return (f"hls {tag}", [(f"hls{tag}: {HLS_OPEN_STEP}", hls_open),
+                               *[(f"hls{tag}: variant pin {i + 1}", variant(i)) for i in range(len(hls.LADDER))],
+                               (f"hls{tag}: variant auto", variant(None)),
+                               *[(f"hls{tag}: audio switch {n + 1}", audio(n)) for n in range(6)],
+                               (f"hls{tag}: playing {HLS_PLAY_S:g} s (no command)", hls_playing)],
+                (f"hls{tag}: stop", stop))
+
     return [
         ("idle", [("idle (no command)", idle)], None),
+        hls_section("1"),  # the daemon's first open: plugins not loaded yet
         ("file", [("file open", open_clip), *seeks,
                   ("rate 2", rate(2.0)), ("rate 0.5", rate(0.5)), ("rate 1", rate(1.0)),
                   ("pip on", pip_on), ("pip off", pip_off)], ("stop", file_cleanup)),
-        ("hls", [(HLS_OPEN_STEP, hls_open),
-                 *[(f"variant pin {i + 1}", variant(i)) for i in range(len(hls.LADDER))],
-                 ("variant auto", variant(None)),
-                 *[(f"audio switch {n + 1}", audio(n)) for n in range(6)],
-                 (f"hls playing {HLS_PLAY_S:g} s (no command)", hls_playing)], ("stop (hls)", stop)),
+        hls_section("2"),  # the same after files played
         ("garbage", [("garbage open -> error", garbage("garbage"))], None),
         ("truncated", [("file open (before truncated)", open_clip),
                        ("truncated mp4 open -> error", garbage("truncated"))], None),
@@ -589,8 +627,9 @@ def build_plan(ctx: Context) -> list[tuple[str, list[tuple[str, object]], object
 def run_steps(ctx: Context) -> None:
     def one(name: str, fn) -> bool:
         # The first pin follows the HLS open's reply at once, as from a client that opens at
-        # a fixed quality (the baseline froze for 10 s on such a pin, 2 times in 3).
-        dwell = 0.0 if name == HLS_OPEN_STEP else ctx.args.dwell
+        # a fixed quality (when that open was the daemon's first, the baseline froze for 10 s
+        # on this pin in 2 of 3 tries).
+        dwell = 0.0 if name.endswith(HLS_OPEN_STEP) else ctx.args.dwell
         s = Step(name, time.monotonic())
         ctx.steps.append(s)
         step(f"step: {name}")
@@ -678,10 +717,7 @@ def compare(ctx: Context, mpv: Mpv, runs: int) -> dict:
     right after a file played, as in the steps. Poller time is counted under (compare: ...)."""
     res: dict = {kind: {"marquee": [], "marquee_event": [], "mpv": [], "mpv_cold": [], "codes": {},
                         "failures": []} for kind in ("garbage", "truncated")}
-    res["seek"] = {k: [] for k in ("marquee_key_reply", "marquee_key_landed", "marquee_key_gap",
-                                   "marquee_exact_reply", "marquee_exact_landed", "marquee_exact_gap",
-                                   "mpv_key", "mpv_exact", "failures")}
-    res["seek"]["no_landing"] = 0
+    res["seek"] = {"records": [], "mpv_key": [], "mpv_exact": [], "failures": []}
     for i in range(1, runs + 1):
         for name, action in (("seeks", lambda: compare_seeks(ctx, mpv, i, res["seek"])),
                              ("garbage", lambda: compare_bad_file(ctx, mpv, "garbage", i, res["garbage"])),
@@ -700,13 +736,7 @@ def compare_seeks(ctx: Context, mpv: Mpv, run: int, res: dict) -> None:
     try:
         d.ok("POST", waited("open", "playing"), {"uri": ctx.media["clip"].as_uri()}, state="playing")
         for mode, target in plan:
-            reply_s, landed_s, _ = timed_seek(ctx, target, mode == "exact")
-            res[f"marquee_{mode}_reply"].append(reply_s)
-            if landed_s is None:
-                res["no_landing"] += 1
-            else:
-                res[f"marquee_{mode}_landed"].append(landed_s)
-                res[f"marquee_{mode}_gap"].append(reply_s - landed_s)
+            res["records"].append(timed_seek(ctx, target, mode == "exact"))
         d.ok("POST", waited("stop", "idle"), state="idle")
     except StepFailed as exc:
         res["failures"].append(f"marquee seek run {run}: {exc}")
@@ -771,11 +801,16 @@ def comparison_rows(res: dict) -> list[tuple[str, ...]]:
         row(f"{kind} open -> SSE error event (ms)", g["marquee_event"], "", [])
     s = res["seek"]
     for mode, label in (("key", "key-unit"), ("exact", "exact")):
-        row(f"seek {label}: ?wait=playing reply (ms)", s[f"marquee_{mode}_reply"],
-            "mpv seek -> playback-restart", s[f"mpv_{mode}"])
-        row(f"seek {label}: landed, SSE position (ms)", s[f"marquee_{mode}_landed"],
-            "mpv seek -> playback-restart", s[f"mpv_{mode}"])
-        row(f"seek {label}: reply - landed (ms)", s[f"marquee_{mode}_gap"], "", [])
+        recs = [r for r in s["records"] if r["mode"] == mode]
+        mpv = s[f"mpv_{mode}"]
+        row(f"seek {label}: ?wait=playing reply (ms)", [r["reply"] for r in recs],
+            "mpv seek -> playback-restart", mpv)
+        row(f"seek {label}: landed, by poll (ms)", [r["poll"] for r in recs if r["poll"] is not None],
+            "mpv seek -> playback-restart", mpv)
+        row(f"seek {label}: landed, by SSE (ms)", [r["sse"] for r in recs if r["sse"] is not None],
+            "mpv seek -> playback-restart", mpv)
+        row(f"seek {label}: reply - landed by poll (ms)",
+            [r["reply"] - r["poll"] for r in recs if r["poll"] is not None], "", [])
     return rows
 
 
@@ -827,13 +862,22 @@ def report(ctx: Context, polls: list[Poll], before: list[Poll], res: dict,
         codes = ", ".join(f"{c} x{n}" for c, n in sorted(g["codes"].items())) or "-"
         print(f"{kind}: {what}; Marquee error codes: {codes}; mpv end-file: "
               f"{g.get('mpv_reason', '-')}, process exit code {g.get('mpv_cold_exit', '-')}")
-    print(f"seek: targets {', '.join(f'{t:g}' for t in SEEK_TARGETS)} s, key-unit then exact, per run; "
-          f"Marquee `landed` is the arrival of the first SSE `position` event near the target "
-          f"(the daemon forces one at the seek's ASYNC_DONE), measured from sending the seek; "
+    print(f"seek: targets {', '.join(f'{t:g}' for t in SEEK_TARGETS)} s, key-unit then exact, per run, "
+          f"from sending the seek. Marquee `landed, by poll`: the arrival of the first 5 ms poll sent "
+          f"after the seek whose snapshot is `playing` near the target (within 0.25 s, or the "
+          f"keyframe before it) and ahead of the poll before it: playback going on from there (an upper bound, "
+          f"one poll late at most); `landed, by SSE`: the first SSE `position` event near the target "
+          f"(the daemon forces one at the seek's ASYNC_DONE, so it can come no sooner than that). "
           f"mpv: `seek T absolute+keyframes|absolute+exact` to its `playback-restart` event")
-    if res.get("seek", {}).get("no_landing"):
-        notes.append(f"seek: {res['seek']['no_landing']} Marquee seeks had no SSE position event near the "
-                     f"target within {LANDING_WAIT_S:g} s of the reply (left out of `landed`)")
+    for how in ("poll", "sse"):
+        missed = sum(1 for r in res.get("seek", {}).get("records", []) if r[how] is None)
+        if missed:
+            notes.append(f"seek: {missed} Marquee seeks had no {how} landing near the target within "
+                         f"{LANDING_WAIT_S:g} s (left out of `landed, by {how}`)")
+    step_seeks = [r for r in ctx.seeks if r["poll"] is not None]
+    if step_seeks:
+        print("seek steps, reply / landed by poll (ms): " + ", ".join(
+            f"{r['target']:g} {r['mode']} {1000 * r['reply']:.0f}/{1000 * r['poll']:.0f}" for r in step_seeks))
     refs = ctx.origin.referers
     if refs:
         with_ref = sum(1 for r in refs if r == REFERER)
@@ -917,6 +961,7 @@ def run(args, procs: Processes, tmp: Path) -> dict:
                          + log_tail(tmp / "poller.log", 3))
         polls = poller.stop()
         before = assign_polls(ctx.steps, polls)
+        poll_landings(ctx.seeks + res.get("seek", {}).get("records", []), polls)
         if mpv is not None:
             mpv.close()
         events.close()

@@ -15,6 +15,9 @@ final class Recorder {
     }
 
     private let pipeline: RecorderPipeline
+    /// State changes and latency go through the buffer's worker: a network source's
+    /// pipeline (rtspsrc, souphttpsrc) can take seconds to start or stop.
+    private let control: PipelineControl
     private var watch: BusWatch?
     private let onSegment: @GLibActor (Segment) -> Void
     private let onEnd: @GLibActor (String) -> Void
@@ -23,18 +26,16 @@ final class Recorder {
     private var ended = false
     private let log = Logger(category: "timeshift")
 
-    init(source: RecordingSource, folder: URL, startIndex: Int,
+    init(source: RecordingSource, folder: URL, startIndex: Int, worker: PipelineWorker,
          onSegment: @escaping @GLibActor (Segment) -> Void, onEnd: @escaping @GLibActor (String) -> Void) throws(RecorderError) {
         pipeline = try RecorderPipeline.make(source, folder: folder, startIndex: startIndex)
+        control = worker.control(pipeline.pipeline)
         self.onSegment = onSegment
         self.onEnd = onEnd
         watch = BusWatch(pipeline: pipeline.pipeline) { [weak self] event in self?.handle(event) }
-        // Live sources answer NO_PREROLL and go straight on; failure here is a missing
-        // plugin or a port in use.
-        if pipeline.pipeline.setState(.playing) == .failure {
-            stop()
-            throw RecorderError.cannotStart("the pipeline refused to play")
-        }
+        // Live sources answer NO_PREROLL and go straight on; a refusal (a missing plugin, a
+        // port in use) comes back on the bus and ends this run like any failure.
+        control.setState(.playing)
     }
 
     func stop() {
@@ -45,7 +46,7 @@ final class Recorder {
         // when a recorder was stopped within a second of starting: the daemon hung). A
         // flush first makes it give up.
         pipeline.segmenter.flushSinkPads()
-        _ = pipeline.pipeline.setState(.null)
+        control.release()
         pipeline.disconnect()
         ended = true
     }
@@ -68,7 +69,9 @@ final class Recorder {
         case .endOfStream:
             end("the source ended")
         case .latency:
-            pipeline.pipeline.recalculateLatency()
+            control.recalculateLatency()
+        case .workDone(.stateChange(.playing, .failure)):
+            end("the pipeline refused to play")
         default:
             break
         }

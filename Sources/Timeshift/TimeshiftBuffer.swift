@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import TextSupport
 import GLibRuntime
+import GStreamerKit
 import HTTPFetch
 import Logging
 
@@ -62,6 +63,9 @@ public final class TimeshiftBuffer {
     static let segmentsBeforePlayback = 3
 
     private let timeouts: Timeouts
+    /// Starts and stops the recorders, off the GLib thread; a worker of the buffer's own, so
+    /// a recorder slow to stop never holds up the player's pipeline calls.
+    private let worker = PipelineWorker(name: "marquee-recorder")
     /// Asks an http(s) origin whether it answers before each recorder (see `startRecorderWhenReachable`).
     private var probeFetcher: HTTPFetcher?
     private var probe: FetchHandle?
@@ -138,7 +142,7 @@ public final class TimeshiftBuffer {
         segmentsThisRun = 0
         lastProgress = .now
         recorder = try Recorder(
-            source: source, folder: folder, startIndex: ring.recordedCount,
+            source: source, folder: folder, startIndex: ring.recordedCount, worker: worker,
             onSegment: { [weak self] segment in self?.add(segment) },
             onEnd: { [weak self] reason in self?.recorderEnded(reason) })
     }
