@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"]),
         .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch"]),
         .testTarget(name: "TimeshiftTests", dependencies: ["Timeshift", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
-        .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "HLS", "Subtitles"]),
+        .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "HLS", "Subtitles", "TestMedia"]),
         .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
