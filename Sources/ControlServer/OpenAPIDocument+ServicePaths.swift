@@ -27,7 +27,7 @@ extension OpenAPIDocument {
         "operationId":"getMetrics",
         "summary":"Prometheus metrics",
         "tags":["service"],
-        "description":"Metrics in the Prometheus text exposition format (`Content-Type: text/plain; version=0.0.4`). Needs the token when one is set.",
+        "description":"Metrics in the Prometheus text exposition format (`Content-Type: text/plain; version=0.0.4`). Needs the token when one is set. Besides request, event-client and player counters, `marquee_main_loop_lag_seconds` (histogram), `marquee_main_loop_lag_last_seconds` and `marquee_main_loop_lag_max_seconds` say how late a 100 ms timer fired on the thread that answers HTTP and WebSocket: more than a few milliseconds means that thread was kept waiting.",
         "responses":{"200":{"description":"The metrics.","content":{"text/plain":{"schema":{"type":"string"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
        }
       },
