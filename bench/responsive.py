@@ -3,17 +3,19 @@
 through every kind of command, and two latencies side by side with mpv.
 
 Usage: python3 bench/responsive.py [--runs N] [--quick] [--marquee PATH] [--json PATH] [--log PATH]
+                                   [--origin-delay-ms MS]
 
 Python 3.11 standard library only; imports the process, daemon, clip, mpv and report helpers of
 run.py, the HLS ladder and origin of hls.py, the live UDP source of timeshift.py and the inset
 clip of output.py. A second process polls GET /v1/player every 5 ms on one keep-alive
 connection and records every reply's latency; meanwhile a driver runs named steps one after
-another (file open, seeks, rate changes, PiP, HLS with request headers, variant pins, audio
-rendition switches, a garbage file, a live UDP source with timeshift, seek back, go-live).
+another (HLS with request headers, variant pins and audio rendition switches as the daemon's
+first open; file open, seeks, rate changes, PiP; the HLS steps again; a garbage file and a
+truncated MP4; a live UDP source with timeshift, seek back, go-live).
 Each poll is counted in the step that was current when it was sent; per step the table gives
 the polls, their worst and p99 reply time, against worst < 100 ms and p99 < 5 ms. Then, with
-mpv in the same run: garbage file -> error, and seek?wait=playing against the moment the seek
-landed. See bench/README.md ("Responsiveness benchmark").
+mpv in the same run: garbage / truncated file -> error, and seek?wait=playing against the
+moment the seek landed. See bench/README.md ("Responsiveness benchmark").
 """
 
 from __future__ import annotations
@@ -50,12 +52,13 @@ TARGET_WORST_MS = 100.0
 TARGET_P99_MS = 5.0
 STALL_MS = 100.0  # polls at least this slow are listed one by one
 WAIT_S = 10  # ?timeout= of every ?wait= but the garbage file's
-GARBAGE_WAIT_S = 30  # ?timeout= of the garbage open: the baseline takes ~12 s to fail
+GARBAGE_WAIT_S = 30  # ?timeout= of the bad-file opens: an open watchdog fails them at 8 s
 SOCKET_SLACK_S = 5.0  # a driver request waits ?timeout= plus this, then the step times out
 LANDING_WAIT_S = 5.0  # bound on the SSE position event of a seek after its reply
+SEEK_PAUSE_S = 0.3  # playing after each compared seek, both players: the poll sees it land
 HLS_SECONDS = 60  # the ladder: long enough for the variant and audio steps and HLS_PLAY_S at 1x
 HLS_OPEN_STEP = "open (headers)"
-HLS_PLAY_S = 20.0  # HLS keeps playing after the pins and switches (a freeze was seen ~20 s on)
+HLS_PLAY_S = 20.0  # HLS keeps playing after the pins and switches (a freeze was reported ~20 s on)
 REFERER = "http://bench.invalid/"
 ORIGIN_DELAY_MS = 0.0
 RENDITIONS = (("en", "English", 440), ("fr", "French", 880))
@@ -442,11 +445,15 @@ def poll_landings(records: list[dict], polls: list[Poll]) -> None:
     standing still there is not a landing.) Looked for within LANDING_WAIT_S."""
     ordered = sorted((p for p in polls if p.ok), key=lambda p: p.sent)
     starts = [p.sent for p in ordered]
-    for rec in records:
+    records = sorted(records, key=lambda r: r["sent"])
+    for n, rec in enumerate(records):
         exact = rec["mode"] == "exact"
+        until = rec["sent"] + LANDING_WAIT_S
+        if n + 1 < len(records):
+            until = min(until, records[n + 1]["sent"])  # not past the next seek
         previous = None
         for p in ordered[bisect.bisect_left(starts, rec["sent"]):]:
-            if p.sent > rec["sent"] + LANDING_WAIT_S:
+            if p.sent > until:
                 break
             if not (p.state == "playing" and near_target(p.position, rec["target"], exact)):
                 previous = None
@@ -458,8 +465,8 @@ def poll_landings(records: list[dict], polls: list[Poll]) -> None:
 
 
 def garbage_open(ctx: Context, kind: str = "garbage") -> tuple[float, str, float | None]:
-    """Opens media["garbage"] (or media["truncated"]) with ?wait=playing: (seconds to the reply, its error code, seconds
-    to the SSE `error` event or None). A reply of 200 (it played) is a failed step."""
+    """Opens media[kind] (garbage or truncated) with ?wait=playing: (seconds to the reply, its
+    error code, seconds to the SSE `error` event or None). A 200 reply (it played) fails."""
     ctx.events.drain()
     t0 = time.perf_counter()
     reply = ctx.driver.call("POST", waited("open", "playing", GARBAGE_WAIT_S),
@@ -599,7 +606,8 @@ def build_plan(ctx: Context) -> list[tuple[str, list[tuple[str, object]], object
 
     def hls_section(tag: str):
         return (f"hls {tag}", [(f"hls{tag}: {HLS_OPEN_STEP}", hls_open),
-                               *[(f"hls{tag}: variant pin {i + 1}", variant(i)) for i in range(len(hls.LADDER))],
+                               *[(f"hls{tag}: variant pin {i + 1}", variant(i))
+                                 for i in range(len(hls.LADDER))],
                                (f"hls{tag}: variant auto", variant(None)),
                                *[(f"hls{tag}: audio switch {n + 1}", audio(n)) for n in range(6)],
                                (f"hls{tag}: playing {HLS_PLAY_S:g} s (no command)", hls_playing)],
@@ -720,8 +728,10 @@ def compare(ctx: Context, mpv: Mpv, runs: int) -> dict:
     res["seek"] = {"records": [], "mpv_key": [], "mpv_exact": [], "failures": []}
     for i in range(1, runs + 1):
         for name, action in (("seeks", lambda: compare_seeks(ctx, mpv, i, res["seek"])),
-                             ("garbage", lambda: compare_bad_file(ctx, mpv, "garbage", i, res["garbage"])),
-                             ("truncated", lambda: compare_bad_file(ctx, mpv, "truncated", i, res["truncated"]))):
+                             ("garbage", lambda: compare_bad_file(ctx, mpv, "garbage", i,
+                                                                  res["garbage"])),
+                             ("truncated", lambda: compare_bad_file(ctx, mpv, "truncated", i,
+                                                                    res["truncated"]))):
             step(f"compare {name} {i}/{runs}")
             st = Step(f"(compare: {name}, Marquee + mpv)", time.monotonic())
             ctx.steps.append(st)
@@ -737,6 +747,7 @@ def compare_seeks(ctx: Context, mpv: Mpv, run: int, res: dict) -> None:
         d.ok("POST", waited("open", "playing"), {"uri": ctx.media["clip"].as_uri()}, state="playing")
         for mode, target in plan:
             res["records"].append(timed_seek(ctx, target, mode == "exact"))
+            time.sleep(SEEK_PAUSE_S)
         d.ok("POST", waited("stop", "idle"), state="idle")
     except StepFailed as exc:
         res["failures"].append(f"marquee seek run {run}: {exc}")
@@ -749,6 +760,7 @@ def compare_seeks(ctx: Context, mpv: Mpv, run: int, res: dict) -> None:
         for mode, target in plan:
             elapsed, _ = mpv.seek(target, exact=(mode == "exact"))
             res[f"mpv_{mode}"].append(elapsed)
+            time.sleep(SEEK_PAUSE_S)
         mpv.stop()
     except BenchError as exc:
         res["failures"].append(f"mpv seek run {run}: {exc}")
@@ -827,7 +839,8 @@ def report(ctx: Context, polls: list[Poll], before: list[Poll], res: dict,
     print(f"Marquee responsiveness benchmark: GET /v1/player every {1000 * POLL_INTERVAL_S:g} ms on "
           f"one keep-alive connection (a separate process), counted in the step current when "
           f"sent; targets per step: worst < {TARGET_WORST_MS:g} ms, p99 < {TARGET_P99_MS:g} ms")
-    print(f"machine: {os.cpu_count()} CPUs, {platform_line()}; load {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"machine: {os.cpu_count()} CPUs, {platform_line()}; load average {load} at the end")
     print(f"marquee: {args.marquee}")
     print()
     grid(("step", "step ms", "result", "polls", "errors", "worst ms", "p99 ms", "verdict"), rows)

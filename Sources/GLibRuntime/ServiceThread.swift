@@ -1,5 +1,6 @@
 import CGStreamer
 import Dispatch
+import Synchronization
 
 /// A thread running a GLib main context of its own, for the servers GStreamer itself talks
 /// to (the timeshift ring server, the header proxy) and the HTTP clients they use.
@@ -34,13 +35,15 @@ public final class ServiceThread: Sendable {
 
     /// Runs `work` on the thread, in the order of the calls. Safe from any thread.
     public func perform(_ work: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        let job = WorkBox(work)
+        job.publish()
+        let box = Unmanaged.passRetained(job).toOpaque()
         // One idle source per job: `g_main_context_invoke` would run it inline when the
         // caller is already on this thread, out of order with the jobs queued before it.
         let source = g_idle_source_new()!
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
         g_source_set_callback(source, { data in
-            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().run()
             return 0  // G_SOURCE_REMOVE
         }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
         g_source_attach(source, context)
@@ -54,11 +57,11 @@ public final class ServiceThread: Sendable {
         let done = DispatchSemaphore(value: 0)
         let result = ResultBox<T>()
         perform {
-            result.value = Result { try work() }
+            result.set(Result { try work() })
             done.signal()
         }
         done.wait()
-        return try result.value!.get()
+        return try result.get()!.get()
     }
 
     /// Runs `work` on the thread after `milliseconds`. Returns the source, which the caller
@@ -66,9 +69,11 @@ public final class ServiceThread: Sendable {
     @discardableResult
     public func after(milliseconds: UInt32, _ work: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<GSource> {
         let timer = g_timeout_source_new(milliseconds)!
-        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
+        let job = WorkBox(work)
+        job.publish()
+        let box = Unmanaged.passRetained(job).toOpaque()
         g_source_set_callback(timer, { data in
-            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().work()
+            Unmanaged<WorkBox>.fromOpaque(data!).takeUnretainedValue().run()
             return 0
         }, box, { Unmanaged<WorkBox>.fromOpaque($0!).release() })
         g_source_attach(timer, context)
@@ -79,9 +84,13 @@ public final class ServiceThread: Sendable {
     public var isCurrent: Bool { g_main_context_is_owner(context) != 0 }
 }
 
-/// Written on the service thread before the semaphore is signalled, read after the wait.
+/// Written on the service thread before the semaphore is signalled, read after the wait;
+/// the lock (a pthread mutex) states that order where ThreadSanitizer sees it.
 private final class ResultBox<T>: @unchecked Sendable {
-    var value: Result<T, any Error>?
+    private let lock = ThreadLock()
+    private var value: Result<T, any Error>?
+    func set(_ result: Result<T, any Error>) { lock.withLock { value = result } }
+    func get() -> Result<T, any Error>? { lock.withLock { value } }
 }
 
 private final class ContextBox: @unchecked Sendable {
@@ -89,7 +98,20 @@ private final class ContextBox: @unchecked Sendable {
     init(_ context: OpaquePointer) { self.context = context }
 }
 
-private final class WorkBox {
-    let work: @Sendable () -> Void
+/// Carries one job to the service thread. GLib's lock on the context already orders the two
+/// sides, but its futex-based mutexes are invisible to ThreadSanitizer, which then reports the
+/// box as a race; the release/acquire pair states the same ordering where TSan sees it (as
+/// `GLibExecutor`'s `JobBox` does).
+private final class WorkBox: Sendable {
+    private let work: @Sendable () -> Void
+    private let published = Atomic<Bool>(false)
     init(_ work: @escaping @Sendable () -> Void) { self.work = work }
+
+    func publish() { published.store(true, ordering: .releasing) }
+
+    func run() {
+        let wasPublished = published.load(ordering: .acquiring)
+        assert(wasPublished, "job box reached the service thread before it was published")
+        work()
+    }
 }

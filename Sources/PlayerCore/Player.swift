@@ -645,12 +645,17 @@ public final class Player {
         return tracks
     }
 
-    /// Pipelines to NULL. Called once at exit.
+    /// Pipelines to NULL. Called once at exit: here, and only here, the GLib thread waits
+    /// for the worker (the daemon's exit guard ends the process if it takes over 5 s), and
+    /// what would follow a release on the loop (closing the timeshift ring) is done in line.
     public func shutdown() {
+        let timeshift = session?.timeshift
         closeSession()
         closePip(publishing: false)
         removeWatermark()
         output.stop()
+        worker.drain()
+        timeshift?.close(waiting: true)
         subscribers.removeAll()
     }
 }

@@ -38,7 +38,8 @@ final class Recorder {
         control.setState(.playing)
     }
 
-    func stop() {
+    /// Stops the run; `then` runs on the GLib thread once the pipeline is in NULL.
+    func stop(then: (@GLibActor @Sendable () -> Void)? = nil) {
         watch?.stop()
         watch = nil
         // splitmuxsink (1.22) can hold a streaming thread waiting for the other stream to
@@ -46,7 +47,7 @@ final class Recorder {
         // when a recorder was stopped within a second of starting: the daemon hung). A
         // flush first makes it give up.
         pipeline.segmenter.flushSinkPads()
-        control.release()
+        control.release(then: then)
         pipeline.disconnect()
         ended = true
     }
@@ -79,7 +80,9 @@ final class Recorder {
 
     private func end(_ reason: String) {
         log.warning("recorder stopped", ["reason": reason])
-        stop()
-        onEnd(reason)
+        // Reported once the pipeline is down, so the fragment it was writing is closed
+        // before the buffer removes it.
+        let onEnd = self.onEnd
+        stop { onEnd(reason) }
     }
 }

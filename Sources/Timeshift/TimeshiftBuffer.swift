@@ -112,7 +112,10 @@ public final class TimeshiftBuffer {
     public var playbackOrigin: Double? { token.flatMap { server?.origin(of: $0) } }
 
     /// Stops recording and deletes the ring's files.
-    public func close() {
+    /// Stops recording and deletes the ring's files once the recorder is down. `waiting`
+    /// (at exit, when the loop will not run again): waits for the recorder's worker and
+    /// deletes them before returning.
+    public func close(waiting: Bool = false) {
         guard !closed else { return }
         closed = true
         if let token { server?.unregister(token) }
@@ -122,9 +125,18 @@ public final class TimeshiftBuffer {
         restartTimer = 0
         probe?.cancel()
         probe = nil
-        recorder?.stop()
+        let folder = self.folder
+        let removeFiles: @GLibActor @Sendable () -> Void = { try? FileManager.default.removeItem(at: folder) }
+        if let recorder {
+            recorder.stop(then: waiting ? nil : removeFiles)
+        } else if !waiting {
+            removeFiles()
+        }
         recorder = nil
-        try? FileManager.default.removeItem(at: folder)
+        if waiting {
+            worker.drain()
+            removeFiles()
+        }
     }
 
     /// Enough is recorded to start playing.
@@ -172,8 +184,12 @@ public final class TimeshiftBuffer {
         guard recorder != nil else { return }
         let limit = segmentsThisRun == 0 ? timeouts.firstSegment : timeouts.stall
         guard ContinuousClock.now - lastProgress > .milliseconds(Int(limit * 1000)) else { return }
-        recorder?.stop()
-        recorderEnded("no data for \(limit.decimalText) s")
+        let stalled = recorder
+        recorder = nil
+        let reason = "no data for \(limit.decimalText) s"
+        // The restart follows once the stalled run is down: its last fragment is closed
+        // by then, and `recorderEnded` removes it.
+        stalled?.stop { [weak self] in self?.recorderEnded(reason) }
     }
 
     /// Schedules the next recorder. Its segments follow a gap: marked as a discontinuity.
