@@ -549,6 +549,10 @@ public final class Player {
     func feed(_ input: PlaybackMachine.Input) {
         if case .failed(let error) = input {
             guard machine.error == nil else { return }  // the first failure is the one reported
+            // With GST_DEBUG_DUMP_DOT_DIR set, the failing pipeline as it is now (GstPlay and
+            // Clapper do the same), before the machine releases it. A few ms on the GLib
+            // thread, once per failure, and only when asked (Element.writeDotGraph).
+            session?.playbin.writeDotGraph(name: "marquee-error-\(error.code.rawValue)")
             stats.pipelineErrors += 1
             publish(.error(error))
         }

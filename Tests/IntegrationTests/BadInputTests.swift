@@ -132,6 +132,26 @@ final class BadInputTests: XCTestCase {
         XCTAssertTrue(metrics.contains("marquee_pipeline_errors_total 2"), metrics)
     }
 
+    /// With GST_DEBUG_DUMP_DOT_DIR set, a failing pipeline leaves a DOT graph of itself there
+    /// (`<timestamp>-marquee-error-<code>.dot`), written before the pipeline is released.
+    func testPipelineErrorWritesADotGraphWhenAsked() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-dot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dotDaemon = try Daemon(environment: ["GST_DEBUG_DUMP_DOT_DIR": folder.path])
+        defer { XCTAssertEqual(dotDaemon.stop(), 0) }
+        let garbage = try MediaFixtures.garbage()
+        let (status, s) = try dotDaemon.post("/v1/player/open?wait=playing&timeout=15", ["uri": garbage.path])
+        XCTAssertEqual(status, 422, "\(s)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        let graphs = files.filter { $0.hasSuffix("-marquee-error-unsupported_format.dot") }
+        XCTAssertEqual(graphs.count, 1, "\(files)")
+        let dot = try String(contentsOf: folder.appendingPathComponent(graphs.first ?? "none"), encoding: .utf8)
+        XCTAssertTrue(dot.hasPrefix("digraph pipeline"), String(dot.prefix(200)))
+        XCTAssertTrue(dot.contains("GstPlayBin3"), "the main pipeline")
+        XCTAssertTrue(dot.contains("GstURISourceBin") && dot.contains(garbage.lastPathComponent), "its source and the file")
+    }
+
     func testDirectoryIsInvalid() throws {
         let (status, s) = try daemon.post("/v1/player/open", ["uri": FileManager.default.temporaryDirectory.path])
         XCTAssertEqual(status, 400)
