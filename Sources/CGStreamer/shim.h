@@ -268,3 +268,21 @@ static inline GstPadProbeReturn cgst_drop_probe(GstPad *pad, GstPadProbeInfo *in
 static inline void cgst_pad_drop_data(GstPad *pad) {
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_DATA_DOWNSTREAM, cgst_drop_probe, NULL, NULL);
 }
+
+// The name of the element message cgst_report_type_found posts.
+#define CGST_TYPE_FOUND_MESSAGE "marquee-type-found"
+
+// typefind's "have-type" runs on the streaming thread that found the type; it only posts an
+// element message (`media-type`, `probability` 1-100) on the element's bus, where the
+// pipeline's bus watch hands it to the GLib thread. No data pointer: nothing to release.
+static inline void cgst_type_found(GstElement *typefind, guint probability, GstCaps *caps, gpointer data) {
+    (void)data;
+    const gchar *name = (caps && gst_caps_get_size(caps) > 0) ? gst_structure_get_name(gst_caps_get_structure(caps, 0)) : "";
+    GstStructure *s = gst_structure_new(CGST_TYPE_FOUND_MESSAGE, "media-type", G_TYPE_STRING, name,
+                                        "probability", G_TYPE_UINT, probability, NULL);
+    gst_element_post_message(typefind, gst_message_new_element(GST_OBJECT(typefind), s));
+}
+static inline void cgst_report_type_found(GstElement *typefind) {
+    g_signal_connect(typefind, "have-type", G_CALLBACK(cgst_type_found), NULL);
+}
+

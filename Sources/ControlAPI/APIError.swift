@@ -32,6 +32,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case headersTooLarge = "headers_too_large"
     /// A GStreamer element the media needs is not installed; the message names it.
     case missingPlugin = "missing_plugin"
+    /// The file is not audio or video GStreamer recognises (random bytes, a PDF, a ZIP): the
+    /// message says what typefinding found, if anything.
+    case unsupportedFormat = "unsupported_format"
 
     public var httpStatus: Int {
         switch self {
@@ -46,7 +49,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .unsupportedMediaType: return 415
         case .tooManyRequests: return 429
         case .headersTooLarge: return 431
-        case .mediaError, .networkError, .pipelineError, .subtitleError, .missingPlugin: return 422
+        // unsupported_format is 422 like the other media errors, not 415: 415 is about the
+        // request's own body (`unsupported_media_type`), and this request was well formed.
+        case .mediaError, .networkError, .pipelineError, .subtitleError, .missingPlugin, .unsupportedFormat: return 422
         case .internalError: return 500
         case .noVideo: return 503
         }

@@ -6,7 +6,7 @@ extension OpenAPIDocument {
         "name":"wait",
         "in":"query",
         "schema":{"$ref":"#/components/schemas/PlaybackState"},
-        "description":"Hold the reply until the player reaches this state; the reply is then the snapshot of that moment. An error first answers 422 (`media_error`, `network_error`, `pipeline_error`); the timeout first answers `408 timeout`."
+        "description":"Hold the reply until the player reaches this state; the reply is then the snapshot of that moment. An error first answers 422 (`media_error`, `unsupported_format`, `missing_plugin`, `network_error`, `pipeline_error`); the timeout first answers `408 timeout`."
        },
        "timeout":{
         "name":"timeout",
@@ -61,8 +61,8 @@ extension OpenAPIDocument {
         "content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"},"examples":{"payload_too_large":{"value":{"error":{"code":"payload_too_large","message":"the body is too large"}}}}}}
        },
        "Unprocessable":{
-        "description":"`subtitle_error`: an external subtitle file cannot be read or parsed (`POST /v1/player/tracks/subtitle` with `uri`, `POST /v1/player/open` with `subtitle`). With `?wait=`, the player failed before reaching the state: the reply is the player's own error (the snapshot's `error`: `media_error`, `network_error` or `pipeline_error`), `media_error` when it has none.",
-        "content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"},"examples":{"media_error":{"value":{"error":{"code":"media_error","message":"could not demux the stream"}}},"network_error":{"value":{"error":{"code":"network_error","message":"could not fetch the playlist"}}},"pipeline_error":{"value":{"error":{"code":"pipeline_error","message":"the pipeline failed"}}},"subtitle_error":{"value":{"error":{"code":"subtitle_error","message":"cannot parse '/media/movie.en.srt' as SRT, SAMI or WebVTT"}}}}}}
+        "description":"`subtitle_error`: an external subtitle file cannot be read or parsed (`POST /v1/player/tracks/subtitle` with `uri`, `POST /v1/player/open` with `subtitle`). With `?wait=`, the player failed before reaching the state: the reply is the player's own error (the snapshot's `error`: `media_error`, `unsupported_format`, `missing_plugin`, `network_error` or `pipeline_error`), `media_error` when it has none.",
+        "content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"},"examples":{"media_error":{"value":{"error":{"code":"media_error","message":"could not demux the stream"}}},"unsupported_format":{"value":{"error":{"code":"unsupported_format","message":"typefind found nothing: Could not determine type of stream."}}},"network_error":{"value":{"error":{"code":"network_error","message":"could not fetch the playlist"}}},"pipeline_error":{"value":{"error":{"code":"pipeline_error","message":"the pipeline failed"}}},"subtitle_error":{"value":{"error":{"code":"subtitle_error","message":"cannot parse '/media/movie.en.srt' as SRT, SAMI or WebVTT"}}}}}}
        },
        "Error":{"description":"Any other error (for example `500 internal_error`), in the same shape.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}}
       },

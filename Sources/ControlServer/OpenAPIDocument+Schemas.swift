@@ -6,7 +6,7 @@ extension OpenAPIDocument {
        "SourceKind":{"type":"string","enum":["file","hls","live"]},
        "ErrorCode":{
         "type":"string",
-        "enum":["invalid_json","invalid_argument","unsupported_uri","unauthorized","forbidden","not_found","unknown_track","unknown_variant","route_not_found","method_not_allowed","timeout","too_many_requests","not_seekable","not_live","no_source","no_pip","payload_too_large","unsupported_media_type","media_error","network_error","pipeline_error","subtitle_error","internal_error","no_video","headers_too_large","missing_plugin"],
+        "enum":["invalid_json","invalid_argument","unsupported_uri","unauthorized","forbidden","not_found","unknown_track","unknown_variant","route_not_found","method_not_allowed","timeout","too_many_requests","not_seekable","not_live","no_source","no_pip","payload_too_large","unsupported_media_type","media_error","network_error","pipeline_error","subtitle_error","internal_error","no_video","headers_too_large","missing_plugin","unsupported_format"],
         "description":"Stable error codes; each maps to exactly one HTTP status (the table under Errors in the API description)."
        },
        "Error":{

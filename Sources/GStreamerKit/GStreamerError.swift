@@ -50,6 +50,15 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
         domain == .core && code == Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue)
     }
 
+    /// typefind found no type (`TYPE_NOT_FOUND`), or an element refused the type it was
+    /// given (`WRONG_TYPE`: parsebin on text/plain): the bytes are not a media format.
+    public var isUnrecognizedFormat: Bool {
+        isTypeNotFound || (domain == .stream && code == Int32(GST_STREAM_ERROR_WRONG_TYPE.rawValue))
+    }
+
+    /// typefind found no type at all ("Could not determine type of stream").
+    public var isTypeNotFound: Bool { domain == .stream && code == Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue) }
+
     public var description: String {
         "\(domain.rawValue) error \(code): \(message)" + (source.map { " (from \($0))" } ?? "")
     }

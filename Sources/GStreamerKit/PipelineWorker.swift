@@ -99,6 +99,13 @@ public final class PipelineControl: Sendable {
         }
     }
 
+    /// Writes a DOT graph of the pipeline as it is now (`Element.writeDotGraph`): file I/O,
+    /// and before any release asked for after it.
+    public func writeDotGraph(name: String) {
+        let pipeline = self.pipeline
+        queue.async { pipeline.element.writeDotGraph(name: name) }
+    }
+
     /// Redistributes latency after a LATENCY message.
     public func recalculateLatency() {
         let pipeline = self.pipeline

@@ -37,6 +37,8 @@ final class PlaybackSession {
     /// preroll (Player.startPrerollStallWatch), and how many tries came before this one.
     var openRequest: OpenRequest?
     var stallRetries = 0
+    /// The first type a typefind element reported for a local file (`TypeFound`).
+    var foundType: TypeFound?
     /// Marquee read the source's HLS playlist: the URL the user gave works, so a failing
     /// segment or variant is an origin fault to ride out, even before the first frame.
     var playlistLoaded = false
@@ -131,11 +133,17 @@ final class PlaybackSession {
         if !source.isLocalFile && !source.isDemo {
             let pin = variantPin
             setupHook = ElementSetupHook(playbin: playbin, factories: [Self.hlsDemuxer]) { _, demuxer in pin.configure(demuxer) }
+        } else if source.isLocalFile {
+            // What typefind makes of a local file, for a clear `unsupported_format` when it is
+            // not media (Player.handle, startFormatWatch). element-setup fires for the
+            // typefinds inside urisourcebin and parsebin alike; each reports the same type.
+            setupHook = ElementSetupHook(playbin: playbin, factories: [Self.typefind]) { _, typefind in typefind.reportTypeFound() }
         }
         watch = BusWatch(pipeline: playbin, handler: onBusEvent)
     }
 
     static let hlsDemuxer = "hlsdemux2"
+    static let typefind = "typefind"
 
     /// The playback position (stream time, seconds). Asked of the video and audio sinks, not
     /// of playbin3: there the query also reaches the subtitle tap, which right after a flush

@@ -210,6 +210,7 @@ public final class Player {
         if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
         startOpenWatchdog(for: newSession)
+        startFormatWatch(for: newSession)
         startPrerollStallWatch(for: newSession)
         startStallWatch(for: newSession)
     }
@@ -230,6 +231,24 @@ public final class Player {
         }
     }
 
+    /// A local file that typefind only guessed at (below `APIError.weakTypeProbability`) and
+    /// that has not prerolled a second after its open is garbage that looked a little like
+    /// something: it fails now as `unsupported_format`, not after the 8 s open watchdog.
+    /// Real files are found at 80-100% (their container's magic bytes) and preroll in tens of
+    /// milliseconds (a local MP4 in 10-20 ms here, 120 ms as the first open of a process), so
+    /// a second leaves a wide margin on a loaded machine, and a file that prerolls is never
+    /// failed. Files typefind does not recognise at all fail at once with typefind's own
+    /// error, and non-media types at their stream collection (`handle`).
+    private func startFormatWatch(for watched: PlaybackSession) {
+        guard watched.source.isLocalFile else { return }
+        runAfter(milliseconds: 1000) { [weak self, weak watched] in
+            guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil,
+                  let error = APIError.unsupportedFormat(weak: watched.foundType) else { return }
+            self.log.warning("unsupported format", ["uri": watched.source.info.uri, "message": error.message])
+            self.feed(.failed(error))
+        }
+    }
+
     /// GStreamer 1.22's playbin3 sometimes stops right after its stream collection when a
     /// local file opens: no streams-selected, no preroll, and the open watchdog fails it
     /// after 8 s. Measured with opens alternating two files: 2 to 3 in 200 (0 in 200 with the
@@ -238,13 +257,16 @@ public final class Player {
     /// streamsynchronizer pad left behind), so the file is opened again with a new pipeline:
     /// a file with a collection but no selected streams 1.5 s after its open (a normal one
     /// has both within tens of milliseconds), up to `maxStallRetries` times. Nothing has
-    /// played yet, so no analytics event was sent for it.
+    /// played yet, so no analytics event was sent for it. Only a collection with an audio or
+    /// video stream counts: one without (a PDF, an executable) is not media, and opening it
+    /// again only stalled again (3 x 1.5 s, then the 8 s watchdog: 12.5 s to an error).
     private func startPrerollStallWatch(for watched: PlaybackSession) {
         guard watched.source.isLocalFile else { return }
         runAfter(milliseconds: 1500) { [weak self, weak watched] in
             guard let self, let watched, self.session === watched, let request = watched.openRequest,
                   watched.stallRetries < Self.maxStallRetries, !self.machine.prerolled, self.machine.error == nil,
-                  !watched.streams.isEmpty, watched.selectedStreamIDs.isEmpty else { return }
+                  watched.streams.contains(where: { $0.kind == .audio || $0.kind == .video }),
+                  watched.selectedStreamIDs.isEmpty else { return }
             self.log.warning("open stalled after the stream collection; opening again",
                              ["uri": watched.source.info.uri, "try": "\(watched.stallRetries + 2)"])
             do throws(APIError) {
@@ -438,8 +460,9 @@ public final class Player {
             if !machine.repeatOne { publish(.eos) }
             run(machine.handle(.endOfStream))
         case .error(let error):
-            let apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
+            var apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
                                     missingPlugins: session.missingPlugins.names)
+            if session.source.isLocalFile, !machine.prerolled { apiError = apiError.explained(by: session.foundType) }
             log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
             if recoverFromPipelineError(apiError, in: session) { return }
             feed(.failed(apiError))
@@ -448,6 +471,14 @@ public final class Player {
         case .streamCollection(let streams):
             session.streams = streams.map { session.ladder?.describe($0) ?? $0 }
             publish(.tracks(tracks()))
+            // A local file's collection without audio or video (typefind found application/pdf,
+            // application/zip...; parsebin posts missing-plugin and exposes an unknown stream)
+            // often never gets an error from GStreamer 1.22: fail it now, as not media.
+            if session.source.isLocalFile, !machine.prerolled,
+               let error = APIError.unsupportedFormat(streams: session.streams, found: session.foundType) {
+                log.warning("unsupported format", ["uri": session.source.info.uri, "message": error.message])
+                feed(.failed(error))
+            }
         case .streamsSelected(let ids):
             session.selectedStreamIDs = ids
             session.requestedSelection = nil
@@ -462,6 +493,11 @@ public final class Player {
             // A live source's latency changed: the bin must redistribute it.
             session.control.recalculateLatency()
         case .element(let name, _, let fields):
+            if let found = TypeFound(event) {
+                if session.foundType == nil { session.foundType = found }
+                log.debug("type found", ["type": found.mediaType, "probability": "\(found.probability)"])
+                return
+            }
             if name == "adaptive-streaming-statistics" { noteDownload(fields, in: session) }
             if session.missingPlugins.note(event) {
                 log.warning("missing plugin", ["name": fields["name"] ?? "", "type": fields["type"] ?? ""])
@@ -536,6 +572,10 @@ public final class Player {
     func feed(_ input: PlaybackMachine.Input) {
         if case .failed(let error) = input {
             guard machine.error == nil else { return }  // the first failure is the one reported
+            // With GST_DEBUG_DUMP_DOT_DIR set, the failing pipeline as it is now (GstPlay and
+            // Clapper do the same), before the machine releases it: the worker writes it
+            // (file I/O) ahead of the release queued after it (Element.writeDotGraph).
+            session?.control.writeDotGraph(name: "marquee-error-\(error.code.rawValue)")
             stats.pipelineErrors += 1
             publish(.error(error))
         }

@@ -71,12 +71,58 @@ final class BadInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: target.path), "user data must never become pipeline text")
     }
 
-    func testGarbageMediaIsAMediaErrorAndRecovers() throws {
-        for file in [try MediaFixtures.garbage(), try MediaFixtures.truncatedMP4()] {
+    /// Files that are not media fail at once as `unsupported_format`, saying what typefinding
+    /// found. Before, random bytes were a `media_error`, and the PDF-headed file took 12.5 s
+    /// (three stall retries of 1.5 s, then the 8 s open watchdog) in every open measured.
+    func testUnrecognisedFilesAreUnsupportedFormatAtOnce() throws {
+        let rows = [(try MediaFixtures.garbage(), "typefind found nothing"),
+                    (try MediaFixtures.notMedia(), "typefind found application/pdf")]
+        for (file, found) in rows {
+            for _ in 0..<2 {
+                let started = Date()
+                let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=15", ["uri": file.path])
+                let elapsed = Date().timeIntervalSince(started)
+                XCTAssertEqual(status, 422, "\(file.lastPathComponent): \(s)")
+                XCTAssertEqual(s.errorCode, "unsupported_format", "\(file.lastPathComponent): \(s)")
+                let message = (s["error"] as? [String: Any])?["message"] as? String ?? ""
+                XCTAssertTrue(message.contains(found), message)
+                // 10-20 ms on an idle machine; the bound only leaves room for a loaded one.
+                XCTAssertLessThan(elapsed, 3, "\(file.lastPathComponent)")
+                let snap = try daemon.snapshot()
+                XCTAssertEqual(snap.state, "error")
+                XCTAssertEqual(snap.errorCode, "unsupported_format")
+            }
+            try daemon.assertStillPlays()
+        }
+    }
+
+    /// The checks that make bad files fail fast never touch real media: containers, and an
+    /// MP3 with nothing but frame headers (typefind's weakest real evidence), each opened
+    /// a few times, play.
+    func testRealFilesAreNeverUnsupportedFormat() throws {
+        let files = [try MediaFixtures.mp4(seconds: 2), try MediaFixtures.mkvWithTracks(seconds: 2),
+                     try MediaFixtures.ogg(), try MediaFixtures.rawMP3()]
+        for _ in 0..<3 {
+            for file in files {
+                let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=15", ["uri": file.path])
+                XCTAssertEqual(status, 200, "\(file.lastPathComponent): \(s)")
+                XCTAssertEqual(s.state, "playing", "\(file.lastPathComponent)")
+            }
+        }
+        // Still playing after the 1 s format watch.
+        usleep(1_200_000)
+        XCTAssertEqual(try daemon.snapshot().state, "playing")
+        _ = try daemon.post("/v1/player/stop")
+    }
+
+    /// Real media cut short or broken after its header is still a `media_error` (qtdemux:
+    /// "This file contains no playable streams", "This file is invalid and cannot be played").
+    func testBrokenMediaIsAMediaErrorAndRecovers() throws {
+        for file in [try MediaFixtures.truncatedMP4(), try MediaFixtures.mp4HeaderThenGarbage()] {
             // A generous timeout: see Player.startOpenWatchdog for why an error can take 8 s.
             let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=15", ["uri": file.path])
             XCTAssertEqual(status, 422, "\(file.lastPathComponent): \(s)")
-            XCTAssertEqual(s.errorCode, "media_error")
+            XCTAssertEqual(s.errorCode, "media_error", "\(file.lastPathComponent): \(s)")
             let snap = try daemon.snapshot()
             XCTAssertEqual(snap.state, "error")
             XCTAssertEqual(snap.errorCode, "media_error")
@@ -84,6 +130,26 @@ final class BadInputTests: XCTestCase {
         }
         let metrics = try daemon.client.get("/metrics").text
         XCTAssertTrue(metrics.contains("marquee_pipeline_errors_total 2"), metrics)
+    }
+
+    /// With GST_DEBUG_DUMP_DOT_DIR set, a failing pipeline leaves a DOT graph of itself there
+    /// (`<timestamp>-marquee-error-<code>.dot`), written before the pipeline is released.
+    func testPipelineErrorWritesADotGraphWhenAsked() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-dot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dotDaemon = try Daemon(environment: ["GST_DEBUG_DUMP_DOT_DIR": folder.path])
+        defer { XCTAssertEqual(dotDaemon.stop(), 0) }
+        let garbage = try MediaFixtures.garbage()
+        let (status, s) = try dotDaemon.post("/v1/player/open?wait=playing&timeout=15", ["uri": garbage.path])
+        XCTAssertEqual(status, 422, "\(s)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        let graphs = files.filter { $0.hasSuffix("-marquee-error-unsupported_format.dot") }
+        XCTAssertEqual(graphs.count, 1, "\(files)")
+        let dot = try String(contentsOf: folder.appendingPathComponent(graphs.first ?? "none"), encoding: .utf8)
+        XCTAssertTrue(dot.hasPrefix("digraph pipeline"), String(dot.prefix(200)))
+        XCTAssertTrue(dot.contains("GstPlayBin3"), "the main pipeline")
+        XCTAssertTrue(dot.contains("GstURISourceBin") && dot.contains(garbage.lastPathComponent), "its source and the file")
     }
 
     func testDirectoryIsInvalid() throws {

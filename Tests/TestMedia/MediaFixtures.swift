@@ -70,24 +70,78 @@ public enum MediaFixtures {
         }
     }
 
+    /// Ogg with Theora video (320x240, 30 fps) and Vorbis audio (440 Hz): another container
+    /// typefinding must recognise.
+    public static func ogg(seconds: Int = 2) throws -> URL {
+        let fixture = "ogg(seconds: \(seconds))"
+        try validate(seconds: seconds, fixture: fixture)
+        return try FixtureStore.cached("av-\(seconds)s.ogg", fixture: fixture) { output in
+            let frames = seconds * Pipelines.frameRate
+            try Pipelines.launch([
+                "oggmux", "name=mux", "!", "filesink", "location=\(output.path)",
+                "videotestsrc", "num-buffers=\(frames)", "!", "video/x-raw,format=I420,width=320,height=240,framerate=30/1",
+                "!", "theoraenc", "!", "queue", "!", "mux.",
+                "audiotestsrc", "num-buffers=\(frames)", "samplesperbuffer=\(Pipelines.samplesPerBuffer)",
+                "!", "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!", "vorbisenc", "!", "queue", "!", "mux.",
+            ], fixture: fixture)
+        }
+    }
+
+    /// MP3 frames with no ID3 tag or container (lamemp3enc, 440 Hz): typefinding has only the
+    /// frame headers to go by, the weakest evidence a real file gives it.
+    public static func rawMP3(seconds: Int = 2) throws -> URL {
+        let fixture = "rawMP3(seconds: \(seconds))"
+        try validate(seconds: seconds, fixture: fixture)
+        return try FixtureStore.cached("raw-\(seconds)s.mp3", fixture: fixture) { output in
+            try Pipelines.launch([
+                "audiotestsrc", "num-buffers=\(seconds * Pipelines.frameRate)", "samplesperbuffer=\(Pipelines.samplesPerBuffer)",
+                "!", "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!", "lamemp3enc",
+                "!", "filesink", "location=\(output.path)",
+            ], fixture: fixture)
+        }
+    }
+
     /// 64 KiB of pseudo-random bytes named `.mp4`, for "unsupported/corrupt file"
     /// paths: the extension promises media, the content matches no known format.
     public static func garbage() throws -> URL {
         try FixtureStore.cached("garbage.mp4", fixture: "garbage()") { output in
-            // SplitMix64: a fixed seed gives identical bytes on every run and platform.
-            var state: UInt64 = 0x4D41_5251_5545_4521
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(64 * 1024)
-            while bytes.count < 64 * 1024 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                z ^= z >> 31
-                withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0) }
-            }
-            try Data(bytes).write(to: output)
+            try Data(pseudoRandomBytes(64 * 1024)).write(to: output)
         }
+    }
+
+    /// A PDF header and 64 KiB of pseudo-random bytes, named `.mp4`: typefinding recognises
+    /// it (application/pdf), but it is not media. GStreamer 1.22 posts missing-plugin for it
+    /// and then, in most opens, nothing more.
+    public static func notMedia() throws -> URL {
+        try FixtureStore.cached("not-media.mp4", fixture: "notMedia()") { output in
+            try Data(Array("%PDF-1.4\n".utf8) + pseudoRandomBytes(64 * 1024)).write(to: output)
+        }
+    }
+
+    /// The first 4 KiB of `mp4()` (its header) followed by 256 KiB of pseudo-random bytes:
+    /// recognised as MP4, broken after that.
+    public static func mp4HeaderThenGarbage() throws -> URL {
+        let source = try mp4()
+        return try FixtureStore.cached("header-then-garbage.mp4", fixture: "mp4HeaderThenGarbage()") { output in
+            let header = try Data(contentsOf: source).prefix(4096)
+            try (header + Data(pseudoRandomBytes(256 * 1024))).write(to: output)
+        }
+    }
+
+    /// SplitMix64: a fixed seed gives identical bytes on every run and platform.
+    private static func pseudoRandomBytes(_ count: Int) -> [UInt8] {
+        var state: UInt64 = 0x4D41_5251_5545_4521
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count)
+        while bytes.count < count {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            withUnsafeBytes(of: z.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return bytes
     }
 
     /// The first 40% of `mp4()` (the default 6 s clip). mp4mux writes the moov index
