@@ -3,6 +3,8 @@ import PackageDescription
 
 // Layers import one way, top to bottom (see docs/ARCHITECTURE.md):
 //   marquee -> ControlServer -> PlayerCore -> GStreamerKit -> GLibRuntime -> C modules
+// (GStreamerSupport is GStreamerKit's C part; CGStreamer's shim.h holds only what Swift
+// cannot import: variadic functions, macros, constants.)
 // TextSupport sits below them all and imports only the standard library, libc and
 // FoundationEssentials: it stands in for Foundation's text APIs, since the daemon links
 // only FoundationEssentials.
@@ -23,7 +25,10 @@ let package = Package(
         .target(name: "Logging", dependencies: ["TextSupport"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "GLibRuntime", dependencies: ["CGStreamer"]),
-        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "GLibRuntime", "TextSupport"]),
+        // C code that is logic rather than glue (snapshot encoding, text buffers, probes, the
+        // splice): compiled as C, on the same pkg-config flags as CGStreamer.
+        .target(name: "GStreamerSupport", dependencies: ["CGStreamer"]),
+        .target(name: "GStreamerKit", dependencies: ["CGStreamer", "GStreamerSupport", "GLibRuntime", "TextSupport"]),
         .target(name: "ControlAPI", dependencies: ["TextSupport"]),
         .target(name: "HLS"),
         .target(name: "Subtitles", dependencies: ["TextSupport"]),

@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 
 /// A bus message turned into a Sendable value at the C boundary. Messages we do not act
 /// on are dropped here, so the one consumer sees only what it handles.
@@ -19,6 +20,8 @@ public enum BusEvent: Sendable, Equatable {
     /// The pipeline started a new stream: after a gapless switch to the next URI (playbin3's
     /// `about-to-finish`), the first buffers of the new one reached every sink.
     case streamStart
+    /// A `Splice` was made (true) or a link failed (false).
+    case spliced(Bool)
     /// What a call made by the `PipelineWorker` returned.
     case workDone(PipelineWork)
     /// An application or element message, by structure name ("adaptive-streaming-statistics"),
@@ -87,6 +90,12 @@ public enum BusEvent: Sendable, Equatable {
             guard let s = gst_message_get_structure(message) else { return nil }
             if type == GST_MESSAGE_APPLICATION, let work = PipelineWork(structure: s) {
                 self = .workDone(work)
+                return
+            }
+            if type == GST_MESSAGE_APPLICATION, String(cString: gst_structure_get_name(s)) == CGST_SPLICE_MESSAGE {
+                var phase: Int32 = 0
+                gst_structure_get_int(s, "phase", &phase)
+                self = .spliced(phase == 2)
                 return
             }
             var fields: [String: String] = [:]

@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 
 /// Building pipelines in code, element by element: for pipelines whose shape depends on
 /// the streams a source turns out to have (no template can say it in advance). Only

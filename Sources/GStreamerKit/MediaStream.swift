@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 
 /// One elementary stream of a stream collection (playbin3), as a Sendable value.
 public struct MediaStream: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import CGStreamer
 import Dispatch
+import Synchronization
 import GLibRuntime
 
 /// What a call the worker made into a pipeline returned. It comes back on the pipeline's
@@ -59,6 +60,9 @@ public final class PipelineWorker: Sendable {
 public final class PipelineControl: Sendable {
     private let pipeline: SendableElement
     private let queue: DispatchQueue
+    /// Set by `release()` at once: calls queued before it are skipped, so a pipeline
+    /// replaced before it started is never started.
+    private let released = Atomic<Bool>(false)
 
     fileprivate init(pipeline: Element, queue: DispatchQueue) {
         self.pipeline = SendableElement(pipeline)
@@ -67,8 +71,7 @@ public final class PipelineControl: Sendable {
 
     /// Changes the state; posts `.stateChange` with the result.
     public func setState(_ state: ElementState) {
-        let pipeline = self.pipeline
-        queue.async {
+        perform { pipeline in
             let result = pipeline.element.setState(state)
             pipeline.post(.stateChange(to: state, result: result))
         }
@@ -76,8 +79,7 @@ public final class PipelineControl: Sendable {
 
     /// A time seek (see `Element.seek`); posts `.seek` with whether the pipeline took it.
     public func seek(to position: Double, rate: Double, flags: Element.SeekFlags, stop: Double? = nil) {
-        let pipeline = self.pipeline
-        queue.async {
+        perform { pipeline in
             let accepted = pipeline.element.seek(to: position, rate: rate, flags: flags, stop: stop)
             pipeline.post(.seek(accepted: accepted))
         }
@@ -85,14 +87,12 @@ public final class PipelineControl: Sendable {
 
     /// Sends `select-streams`; the pipeline answers with STREAMS_SELECTED.
     public func selectStreams(_ ids: [String]) {
-        let pipeline = self.pipeline
-        queue.async { pipeline.element.selectStreams(ids) }
+        perform { pipeline in pipeline.element.selectStreams(ids) }
     }
 
     /// Asks the duration and the seekable range; posts `.queried`.
     public func query() {
-        let pipeline = self.pipeline
-        queue.async {
+        perform { pipeline in
             let duration = pipeline.element.queryDuration()
             let seekable = pipeline.element.querySeekable().map { SeekableRange(start: $0.start, end: $0.end) }
             pipeline.post(.queried(duration: duration, seekable: seekable))
@@ -100,7 +100,8 @@ public final class PipelineControl: Sendable {
     }
 
     /// Writes a DOT graph of the pipeline as it is now (`Element.writeDotGraph`): file I/O,
-    /// and before any release asked for after it.
+    /// and before any release asked for after it (also when that release comes first to
+    /// `released`: the graph of a failed pipeline is wanted precisely then).
     public func writeDotGraph(name: String) {
         let pipeline = self.pipeline
         queue.async { pipeline.element.writeDotGraph(name: name) }
@@ -108,18 +109,38 @@ public final class PipelineControl: Sendable {
 
     /// Redistributes latency after a LATENCY message.
     public func recalculateLatency() {
-        let pipeline = self.pipeline
-        queue.async { pipeline.element.recalculateLatency() }
+        perform { pipeline in pipeline.element.recalculateLatency() }
     }
 
     /// Takes the pipeline to NULL; the worker's reference goes after it (the last one,
     /// when the owner already dropped its own: the pipeline is freed on the worker). `then`
     /// runs on the GLib thread once the pipeline is in NULL.
+    ///
+    /// A pipeline still on its way to PAUSED gets up to `settleMilliseconds` to get there
+    /// first. Taken to NULL while its typefind was announcing the type, playbin3 1.22
+    /// deadlocked: the state change waited for typefind's streaming thread, which waited in
+    /// parsebin's have-type handler for a lock the state change held (seen in 1 of 5 runs of
+    /// a queue's next and previous sent back to back, once NULL followed PAUSED on the same
+    /// thread with no reply's round trip between them). A local file prerolls in 10-20 ms.
     public func release(then: (@GLibActor @Sendable () -> Void)? = nil) {
+        released.store(true, ordering: .sequentiallyConsistent)
         let pipeline = self.pipeline
         queue.async {
+            if case (.async, _) = pipeline.element.waitForState(timeoutSeconds: 0) {
+                pipeline.element.waitForState(timeoutSeconds: Double(Self.settleMilliseconds) / 1000)
+            }
             pipeline.element.setState(.null)
             if let then { Task { @GLibActor in then() } }
+        }
+    }
+
+    static let settleMilliseconds = 300
+
+    /// Runs `work` on the worker unless the pipeline was released by then.
+    private func perform(_ work: @escaping @Sendable (SendableElement) -> Void) {
+        queue.async { [self] in
+            guard !released.load(ordering: .sequentiallyConsistent) else { return }
+            work(pipeline)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 import FoundationEssentials
 
 /// Owns one reference to a GstSample (a buffer with its caps). Samples are immutable and

@@ -1,9 +1,11 @@
 import CGStreamer
+import GStreamerSupport
 
 /// Changes links in a running pipeline between two buffers: the unlinks and links are made
 /// from an IDLE probe on the pad the data comes through, so no buffer is mid-push across
 /// them. The probe runs at once when the pad is idle, otherwise in the streaming thread when
-/// the current push returns; `outcome` says when it has run.
+/// the current push returns; it then posts `BusEvent.spliced` on the pipeline given to
+/// `report(to:)`, and `outcome` says how it went. The C side is `GStreamerSupport/splice.c`.
 public final class Splice {
     private let raw: UnsafeMutablePointer<CGstSplice>
     private var unlinks = 0, links = 0
@@ -38,6 +40,12 @@ public final class Splice {
     public func start(_ element: Element) {
         precondition(!started)
         cgst_splice_sync(raw, element.pointer)
+    }
+
+    /// The pipeline on whose bus the outcome is posted (`BusEvent.spliced`).
+    public func report(to pipeline: Element) {
+        precondition(!started)
+        cgst_splice_notify(raw, pipeline.pointer)
     }
 
     /// Makes the changes when `pad` is next idle; with `after`, once that pad has been idle

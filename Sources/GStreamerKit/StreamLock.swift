@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 
 extension Element {
     /// Runs `body` between two buffers of the pad `padName`: with the pad's stream lock,

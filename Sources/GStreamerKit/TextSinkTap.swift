@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 import FoundationEssentials
 
 /// A text sink for playbin3 (`text-sink`) that hands each subtitle buffer to Swift when it

@@ -1,4 +1,5 @@
 import CGStreamer
+import GStreamerSupport
 
 /// What a `typefind` element decided a stream is: the media type of its caps and how sure it
 /// was (1-100; GStreamer's `GST_TYPE_FIND_POSSIBLE` is 50, `LIKELY` 80, `MAXIMUM` 100).

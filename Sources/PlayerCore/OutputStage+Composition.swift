@@ -99,32 +99,34 @@ extension OutputStage {
     }
 
     /// Starts the splice and calls `finished` on the GLib thread once it was made (true) or
-    /// failed (false); then looks whether the layout changed meanwhile. Nothing more when the
-    /// stage stopped first.
+    /// failed (false), when its probe reports on the pipeline's bus (`spliceReported`); then
+    /// looks whether the layout changed meanwhile. Nothing more when the stage stopped first.
     private func run(_ splice: Splice, on parts: Parts, after first: Pad? = nil, finished: @escaping @GLibActor (Bool) -> Void) {
         pendingSplice = splice
+        spliceFinished = finished
+        splice.report(to: parts.pipeline)
         splice.run(whenIdle: parts.composeFrom, after: first)
-        poll(splice, finished: finished)
+        // The probe runs before the next frame leaves main-deinterlace: within a frame period
+        // while the stage plays. Waiting longer means it does not stream; give up after 5 s
+        // (the layout stays as it was until the stage starts again).
+        spliceTimeout = OneShotTimer(milliseconds: 5000) { [weak self, weak splice] in
+            guard let self, let splice, self.pendingSplice === splice else { return }
+            self.log.warning("the output stage did not reach a moment between frames within 5 s")
+            splice.cancel()
+            self.pendingSplice = nil
+            self.spliceFinished = nil
+        }
     }
 
-    private func poll(_ splice: Splice, attempt: Int = 0, finished: @escaping @GLibActor (Bool) -> Void) {
-        guard pendingSplice === splice else { return }  // the stage stopped
-        switch splice.outcome {
-        case .waiting:
-            // The probe runs before the next frame leaves main-deinterlace: within a frame
-            // period while the stage plays. Waiting longer means it does not stream; give up
-            // after 5 s (the layout stays as it was until the stage starts again).
-            guard attempt < 2500 else {
-                log.warning("the output stage did not reach a moment between frames within 5 s")
-                splice.cancel()
-                pendingSplice = nil
-                return
-            }
-            runAfter(milliseconds: 2) { [weak self] in self?.poll(splice, attempt: attempt + 1, finished: finished) }
-        case .done, .failed:
-            pendingSplice = nil
-            finished(splice.outcome == .done)
-            spliceCompositionIfNeeded()
-        }
+    /// The pending splice's probe posted its outcome.
+    func spliceReported() {
+        guard let splice = pendingSplice, splice.outcome != .waiting else { return }
+        let finished = spliceFinished
+        pendingSplice = nil
+        spliceFinished = nil
+        spliceTimeout?.cancel()
+        spliceTimeout = nil
+        finished?(splice.outcome == .done)
+        spliceCompositionIfNeeded()
     }
 }

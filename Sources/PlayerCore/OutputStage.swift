@@ -56,6 +56,9 @@ final class OutputStage {
     var composition: Composition?
     /// A splice of the composition section in or out that has not been made yet.
     var pendingSplice: Splice?
+    /// What to do when the pending splice reports, and when to give up on it.
+    var spliceFinished: (@GLibActor (Bool) -> Void)?
+    var spliceTimeout: OneShotTimer?
     /// A look at the layout again is scheduled, for when the pipeline has settled in PLAYING.
     var spliceRetryScheduled = false
     /// Overlays with a change waiting for a moment between frames (see `betweenFrames`).
@@ -171,6 +174,9 @@ final class OutputStage {
         self.parts = nil
         composition = nil
         pendingSplice = nil
+        spliceFinished = nil
+        spliceTimeout?.cancel()
+        spliceTimeout = nil
         log.info("output stopped")
         prepareNext()
     }
@@ -190,6 +196,8 @@ final class OutputStage {
         case .latency:
             // A section spliced in or out changes what the sink must wait for.
             parts?.pipeline.recalculateLatency()
+        case .spliced:
+            spliceReported()
         default:
             break
         }

@@ -506,6 +506,8 @@ public final class Player {
             loopSegmentDone()
         case .streamStart:
             finishGaplessSwitch()
+        case .spliced:
+            break  // the output stage's, never a playbin3's
         }
     }
 

@@ -109,8 +109,10 @@ final class RecorderTests: GStreamerTestCase {
         XCTAssertEqual(buffer.playbackOrigin, 0)
         XCTAssertTrue(playlist.contains("#EXT-X-MEDIA-SEQUENCE:\(buffer.ring.segments[0].sequence)\n"), playlist)
 
+        // The folder goes once the recorder is down (it stops on its worker, off this thread).
         buffer.close()
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path), "close() deletes the folder")
+        let deleted = try await eventually(timeout: 5) { !FileManager.default.fileExists(atPath: folder.path) }
+        XCTAssertTrue(deleted, "close() deletes the folder")
     }
 
     @GLibActor
@@ -148,7 +150,9 @@ final class RecorderTests: GStreamerTestCase {
         XCTAssertEqual(buffer.ring.recordedCount, 0)
         XCTAssertFalse(buffer.isReady)
 
+        // The folder goes once the recorder is down (it stops on its worker, off this thread).
         buffer.close()
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path), "close() deletes the folder")
+        let deleted = try await eventually(timeout: 5) { !FileManager.default.fileExists(atPath: folder.path) }
+        XCTAssertTrue(deleted, "close() deletes the folder")
     }
 }
