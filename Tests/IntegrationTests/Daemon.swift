@@ -116,9 +116,13 @@ final class Daemon {
     func stop(timeout: Double = 10) -> Int32? {
         defer { removeDataDirectory() }
         guard process.isRunning else {
-            // It ended on its own: a crash. The log (removed with the folder) says why.
+            // It ended on its own: a crash. The log (removed with the folder) says why; with
+            // MARQUEE_TEST_KEEP_CRASH_LOGS=DIR the whole log is kept there too.
             print("daemon \(pid) had already exited (status \(process.terminationStatus)); its log ends:\n"
                   + log.split(separator: "\n", omittingEmptySubsequences: false).suffix(80).joined(separator: "\n"))
+            if let keep = ProcessInfo.processInfo.environment["MARQUEE_TEST_KEEP_CRASH_LOGS"] {
+                try? FileManager.default.copyItem(at: logURL, to: URL(fileURLWithPath: keep).appendingPathComponent("daemon-\(pid).log"))
+            }
             return process.terminationStatus
         }
         kill(process.processIdentifier, SIGTERM)
