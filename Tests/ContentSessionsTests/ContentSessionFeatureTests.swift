@@ -120,6 +120,38 @@ final class ContentSessionFeatureTests: GStreamerTestCase {
         XCTAssertEqual(try feature.dropPendingAnalytics().pending, 0)
     }
 
+    /// A queue of local files goes on gaplessly: the item that ended closes (its `end`) and
+    /// the next begins without an open; the next item's watched time comes from its point.
+    @GLibActor
+    func testGaplessQueueItemsEachGetTheirOwnContentSession() async throws {
+        let first = try MediaFixtures.mp4(seconds: 2)
+        let second = try MediaFixtures.mp4(seconds: 3)
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("test.sqlite3").path)
+        defer { database.close() }
+        let outbox = try AnalyticsOutbox(database: database)
+        let store = try ResumeStore(database: database)
+        try store.save(contentId: "ep-2", position: 0, duration: 3, watched: 7)
+        let reporter = AnalyticsReporter(configuration: .init(url: "http://127.0.0.1:9/collect", interval: 3600), outbox: outbox)
+        let player = makePlayer(with: ContentSessionFeature(resume: store, analytics: reporter))
+        defer { player.shutdown() }
+
+        var items = [OpenRequest(uri: first.path), OpenRequest(uri: second.path)]
+        items[0].contentId = "ep-1"
+        items[1].contentId = "ep-2"
+        _ = try player.send(.queueSet(QueueRequest(items: items)))
+        let switched = try await eventually(timeout: 10) { player.snapshot().source?.contentId == "ep-2" }
+        XCTAssertTrue(switched)
+        XCTAssertGreaterThanOrEqual(player.snapshot().source?.watched ?? 0, 7, "carried from ep-2's point")
+        let ended = try await eventually(timeout: 10) { player.state == .ended }
+        XCTAssertTrue(ended, "state \(player.state)")
+
+        let events = try outbox.nextPending(limit: 10).map { try JSONDecoder().decode(AnalyticsEvent.self, from: $0.body) }
+        XCTAssertEqual(events.map(\.event.rawValue), ["begin", "end", "begin", "end"])
+        XCTAssertEqual(events.map(\.contentId), ["ep-1", "ep-1", "ep-2", "ep-2"])
+        XCTAssertGreaterThanOrEqual(events.last?.watched ?? 0, 7)
+        XCTAssertEqual(try store.load(contentId: "ep-2")?.position, 0, "watched to the end: starts over next time")
+    }
+
     func testAPointNearTheEndStartsFromTheBeginning() {
         XCTAssertEqual(ResumeRule.start(at: 42, duration: 100), 42)
         XCTAssertEqual(ResumeRule.start(at: 42, duration: nil), 42, "live or unknown length: resume")
