@@ -2,7 +2,9 @@
 import PackageDescription
 
 // Layers import one way, top to bottom (see docs/ARCHITECTURE.md):
-//   marquee -> ControlServer -> PlayerCore -> GStreamerKit -> GLibRuntime -> C modules
+//   marquee -> ControlServer -> ContentSessions -> PlayerCore -> GStreamerKit -> GLibRuntime -> C modules
+// ContentSessions (analytics and resume points) is a feature built on PlayerCore's feature
+// surface; PlayerCore itself does not depend on Storage.
 // (GStreamerSupport is GStreamerKit's C part; CGStreamer's shim.h holds only what Swift
 // cannot import: variadic functions, macros, constants.)
 // TextSupport sits below them all and imports only the standard library, libc and
@@ -34,11 +36,12 @@ let package = Package(
         .target(name: "Subtitles", dependencies: ["TextSupport"]),
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime", "TextSupport"]),
         .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging", "TextSupport"]),
-        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "Storage", "TextSupport"]),
-        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
+        .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "TextSupport"]),
+        .target(name: "ContentSessions", dependencies: ["ControlAPI", "PlayerCore", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport"]),
+        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "ContentSessions", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
         .executableTarget(name: "marquee-conformance", dependencies: ["HLS", "Subtitles"], path: "Sources/Conformance"),
-        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
+        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "ContentSessions", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
 
         .target(name: "TestMedia", dependencies: ["MarqueeClient"], path: "Tests/TestMedia"),
         .target(name: "GLibTestSupport", dependencies: ["GLibRuntime", "GStreamerKit"], path: "Tests/GLibTestSupport"),
@@ -48,6 +51,7 @@ let package = Package(
         .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch"]),
         .testTarget(name: "TimeshiftTests", dependencies: ["Timeshift", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "HLS", "Subtitles", "TestMedia"]),
+        .testTarget(name: "ContentSessionsTests", dependencies: ["ContentSessions", "PlayerCore", "ControlAPI", "Storage", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),

@@ -1,4 +1,5 @@
 import CSoup
+import ContentSessions
 import ControlAPI
 import FoundationEssentials
 import GLibRuntime
@@ -110,10 +111,10 @@ extension ControlServer {
         case .queue:
             reply(msg, route: route.path, status: 200, player.queueInfo)
         case .analyticsStatus:
-            reply(msg, route: route.path, status: 200, player.analyticsStatus())
+            reply(msg, route: route.path, status: 200, contentSessions?.analyticsStatus() ?? ContentSessionFeature.disabledAnalyticsStatus)
         case .analyticsDrop:
             do throws(APIError) {
-                reply(msg, route: route.path, status: 200, try player.dropPendingAnalytics())
+                reply(msg, route: route.path, status: 200, try contentSessions?.dropPendingAnalytics() ?? ContentSessionFeature.disabledAnalyticsStatus)
             } catch {
                 reply(msg, route: route.path, error: error)
             }

@@ -1,4 +1,5 @@
 import CSoup
+import ContentSessions
 import ControlAPI
 import FoundationEssentials
 import GLibRuntime
@@ -63,6 +64,8 @@ public final class ControlServer {
     static let maxWaiters = 64
 
     let player: Player
+    /// Analytics and resume points (`/v1/analytics`); nil: analytics disabled.
+    let contentSessions: ContentSessionFeature?
     let configuration: Configuration
     let metrics = Metrics()
     let log = Logger(category: "server")
@@ -76,8 +79,9 @@ public final class ControlServer {
     var snapshotsInProgress = 0
     private var nextWaiterID = 0
 
-    public init(player: Player, configuration: Configuration) {
+    public init(player: Player, configuration: Configuration, contentSessions: ContentSessionFeature? = nil) {
         self.player = player
+        self.contentSessions = contentSessions
         self.configuration = configuration
         hub = EventHub(player: player, metrics: metrics)
         deadlines = RequestDeadlines(seconds: configuration.limits.requestSeconds) { [metrics] in metrics.requestsTimedOut += 1 }

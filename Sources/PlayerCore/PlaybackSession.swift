@@ -175,10 +175,6 @@ final class PlaybackSession {
     var gaplessNext: (index: Int, request: OpenRequest, source: ResolvedSource)?
     var gaplessTaken = false
 
-    /// Analytics: `begin` was recorded (the session reached playing), `end` too.
-    var analyticsBegan = false
-    var analyticsEnded = false
-
     /// External subtitle files added to this session, and the one drawn (by id).
     var externalSubtitles: [ExternalSubtitle] = []
     var selectedExternalSubtitle: String?

@@ -126,25 +126,27 @@ extension Player {
         guard let session, session.gaplessTaken, let next = session.gaplessNext, var current = queue else { return }
         session.gaplessTaken = false
         session.gaplessNext = nil
-        endContentSession()  // the item that ended: its `end` and resume point
+        // The item that ended closes for features (its `end` and resume point) before the
+        // next one is looked up, so a queue of the same content twice sees its point.
+        notifyFeatures(progress.map { .closing($0, atEnd: machine.state == .ended) })
         var source = next.source
         source.info.userId = next.request.userId
         source.info.originalUrl = next.request.originalUrl
+        // Features may carry a watched time over; the item plays from its start regardless.
+        let prepared = prepareOpen(next.request, replacing: nil)
         session.source = source
         session.duration = nil
         session.externalSubtitles = []
         session.selectedExternalSubtitle = nil
-        session.analyticsBegan = false
-        session.analyticsEnded = false
         lastSource = source.info
-        watchClock = WatchClock(alreadyWatched: resumePoint(for: next.request).watched ?? 0)
+        watchClock = WatchClock(alreadyWatched: prepared.watched ?? 0)
         watchClock.playing(machine.state == .playing)
         current.index = next.index
         queue = current
         log.info("queue item (gapless)", ["index": "\(next.index)", "uri": next.request.uri])
         publish(.source(source.info))
         publish(.queue(current.info))
-        contentSessionStateChanged(to: machine.state, from: machine.state)
+        notifyFeatures(progress.map { .loaded($0) })
         armGapless()
     }
 

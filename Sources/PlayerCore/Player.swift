@@ -4,7 +4,6 @@ import GLibRuntime
 import GStreamerKit
 import HTTPFetch
 import Logging
-import Storage
 import Timeshift
 
 /// The player: takes `Command`s from any client, drives one playbin3 session through the
@@ -84,11 +83,8 @@ public final class Player {
     var cueTimer: OneShotTimer?
     /// Time spent playing the loaded content, on top of what the open said was watched.
     var watchClock = WatchClock()
-    // Content sessions (Player+Analytics.swift): set once at start by `attach`.
-    var resumeStore: ResumeStore?
-    var analyticsReporter: AnalyticsReporter?
-    var analyticsTimer: LoopTimer?
-    var resumeTimer: LoopTimer?
+    /// Added once at start (Player+Features.swift); told what happens, in order.
+    var features: [any PlayerFeature] = []
     /// The playlist being played, if any (Player+Queue.swift).
     var queue: PlayQueue?
 
@@ -153,10 +149,9 @@ public final class Player {
     }
 
     func open(_ original: OpenRequest, fromQueue: Bool = false) throws(APIError) {
-        var request = original
-        // Reopening what plays: its point is saved first, so the new open resumes from it.
-        saveResumePoint()
-        (request.start, request.watched) = resumePoint(for: original)
+        // Features adjust the request first (a resume point's start and watched time); they
+        // are told what plays now, which this open replaces if it goes ahead.
+        let request = prepareOpen(original, replacing: progress)
         var resolved = try configuration.resolver.resolve(request)
         // Read before anything changes: a bad subtitle file refuses the whole open and the
         // current playback goes on untouched.
@@ -209,6 +204,7 @@ public final class Player {
         }
         if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
         run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
+        notifyFeatures(progress.map { .loaded($0) })
         startOpenWatchdog(for: newSession)
         startFormatWatch(for: newSession)
         startPrerollStallWatch(for: newSession)
@@ -257,9 +253,10 @@ public final class Player {
     /// streamsynchronizer pad left behind), so the file is opened again with a new pipeline:
     /// a file with a collection but no selected streams 1.5 s after its open (a normal one
     /// has both within tens of milliseconds), up to `maxStallRetries` times. Nothing has
-    /// played yet, so no analytics event was sent for it. Only a collection with an audio or
-    /// video stream counts: one without (a PDF, an executable) is not media, and opening it
-    /// again only stalled again (3 x 1.5 s, then the 8 s watchdog: 12.5 s to an error).
+    /// played yet, so no content session began for it (no analytics `begin`). Only a
+    /// collection with an audio or video stream counts: one without (a PDF, an executable)
+    /// is not media, and opening it again only stalled again (3 x 1.5 s, then the 8 s
+    /// watchdog: 12.5 s to an error).
     private func startPrerollStallWatch(for watched: PlaybackSession) {
         guard watched.source.isLocalFile else { return }
         runAfter(milliseconds: 1500) { [weak self, weak watched] in
@@ -530,7 +527,7 @@ public final class Player {
             // event wakes them, and carries the duration the answer brought.
             if !wasAnswered {
                 publishPosition(force: true)
-                beginContentSessionIfKnown()
+                notifyFeatures(progress.map { .queriesAnswered($0) })
             }
         }
     }
@@ -551,7 +548,7 @@ public final class Player {
             case .emitState(let state, let previous):
                 log.info("state", ["state": state.rawValue, "previous": previous.rawValue])
                 watchClock.playing(state == .playing)
-                contentSessionStateChanged(to: state, from: previous)
+                notifyFeatures(.stateChanged(StateChange(state: state, previous: previous), progress))
                 publish(.state(StateChange(state: state, previous: previous)))
                 updatePositionTimer()
                 refreshCue()
@@ -587,7 +584,7 @@ public final class Player {
     private func closeSession() {
         guard session != nil else { return }
         watchClock.playing(false)
-        endContentSession()
+        notifyFeatures(progress.map { .closing($0, atEnd: machine.state == .ended) })
         if let token = session?.proxyToken { proxy.unregister(token) }
         // The player's pipeline first, while the ring server still holds its playlist
         // request: closing the ring first answers that request on the server's thread while
@@ -699,6 +696,7 @@ public final class Player {
         worker.drain()
         timeshift?.close(waiting: true)
         subscribers.removeAll()
+        features.removeAll()
     }
 }
 

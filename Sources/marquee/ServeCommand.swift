@@ -1,3 +1,4 @@
+import ContentSessions
 import ControlAPI
 import ControlServer
 import Dispatch
@@ -91,11 +92,14 @@ enum ServeCommand {
             let analytics = analyticsURL.map {
                 AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval), outbox: storage.analytics)
             }
-            player.attach(resume: storage.resume, analytics: analytics)
+            // Analytics and resume points hear the player from outside the core.
+            let contentSessions = ContentSessionFeature(resume: storage.resume, analytics: analytics)
+            player.add(contentSessions)
             let web = InstalledFolders.find("web", environment: "MARQUEE_WEB", probe: "index.html")
             if web == nil { Logger(category: "main").warning("dashboard files (web/) not found; set MARQUEE_WEB") }
             let server = ControlServer(player: player, configuration: .init(listen: listen, access: access, staticFiles: StaticFiles(web: web),
-                                                                                limits: limits))
+                                                                                limits: limits),
+                                       contentSessions: contentSessions)
             let url: String
             do {
                 url = try server.start()
