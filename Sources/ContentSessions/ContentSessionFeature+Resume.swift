@@ -27,6 +27,9 @@ extension ContentSessionFeature {
     /// position is the sinks', in the pipeline's timeline, as an open's `start` is.
     func saveResumePoint(_ progress: PlaybackProgress, finished: Bool = false) {
         guard let store = resumeStore, let contentId = progress.source.contentId else { return }
+        // No position known (an open that never prerolled, a stalled one being opened again):
+        // the point saved before stays.
+        guard finished || progress.position != nil else { return }
         let position = finished ? 0 : (progress.position ?? 0)
         do {
             try store.save(contentId: contentId, userId: progress.source.userId ?? "", position: position,

@@ -13,7 +13,7 @@ extension Player {
     /// Where the loaded content stands; nil when nothing is loaded.
     public var progress: PlaybackProgress? {
         guard let session else { return nil }
-        return PlaybackProgress(source: session.source.info, state: machine.state, position: session.position,
+        return PlaybackProgress(source: session.source.info, state: machine.state, position: shownPosition(session),
                                 timelineOffset: timelineOffset, duration: session.duration, watched: watchClock.total(),
                                 rate: settings.rate, queriesAnswered: session.answeredQueries)
     }

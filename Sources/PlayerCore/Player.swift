@@ -148,10 +148,13 @@ public final class Player {
         return session
     }
 
-    func open(_ original: OpenRequest, fromQueue: Bool = false) throws(APIError) {
+    /// `retrying`: the same request again after a stalled open (`startPrerollStallWatch`):
+    /// what was loaded never played, so features are not told it is being replaced (its
+    /// position 0 would overwrite the viewer's resume point, and the retry would start at 0).
+    func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false) throws(APIError) {
         // Features adjust the request first (a resume point's start and watched time); they
         // are told what plays now, which this open replaces if it goes ahead.
-        let request = prepareOpen(original, replacing: progress)
+        let request = prepareOpen(original, replacing: retrying ? nil : progress)
         var resolved = try configuration.resolver.resolve(request)
         // Read before anything changes: a bad subtitle file refuses the whole open and the
         // current playback goes on untouched.
@@ -268,7 +271,7 @@ public final class Player {
                              ["uri": watched.source.info.uri, "try": "\(watched.stallRetries + 2)"])
             do throws(APIError) {
                 // As from the queue: a queue the first open kept (or cleared) stays as it is.
-                try self.open(request, fromQueue: true)
+                try self.open(request, fromQueue: true, retrying: true)
                 self.session?.stallRetries = watched.stallRetries + 1
             } catch {
                 self.feed(.failed(error))

@@ -57,8 +57,9 @@ public struct PlaybackProgress: Sendable, Equatable {
     /// originalUrl). Its `watched` is not filled in; see `watched`.
     public var source: SourceInfo
     public var state: PlaybackState
-    /// The sinks' position in the pipeline's timeline (seconds); nil while they answer
-    /// nothing (before preroll, just after a flush).
+    /// The position in the pipeline's timeline (seconds), as the API shows it: a pending
+    /// seek's target, else the sinks', else the last they answered; nil when none is known
+    /// yet (nothing prerolled).
     public var position: Double?
     /// How far the timeline the API shows is ahead of the pipeline's (timeshift; else 0).
     public var timelineOffset: Double
