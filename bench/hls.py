@@ -16,7 +16,6 @@ import argparse
 import http.server
 import math
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (DEFAULT_MARQUEE, BenchError, Marquee, Mpv, Processes, Series, run_guarded,  # noqa: E402
-                 log_tail, ms, platform_line, print_table, step, verdict)
+                 log_tail, ms, platform_line, print_table, require, step, verdict)
 
 SEGMENT_SECONDS = 1
 CLIP_SECONDS = 20
@@ -253,12 +252,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def run(args, procs: Processes, tmp: Path) -> None:
-    missing = [t for t in ("gst-launch-1.0", "mpv") if shutil.which(t) is None]
-    if missing:
-        raise BenchError(f"missing {', '.join(missing)}: run scripts/setup.sh --bench")
-    if not (args.marquee.is_file() and os.access(args.marquee, os.X_OK)):
-        raise BenchError(f"{args.marquee} is not an executable file; "
-                         "swift build -c release --product marquee")
+    require(("gst-launch-1.0", "mpv"), args.marquee)
     notes: list[str] = []
     step("generating the HLS ladder")
     master = make_ladder(tmp / "hls", procs)

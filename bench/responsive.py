@@ -28,7 +28,6 @@ import math
 import os
 import queue
 import random
-import shutil
 import signal
 import socket
 import subprocess
@@ -43,7 +42,7 @@ from hls import RecordingServer, make_ladder  # noqa: E402
 from output import log_flags, make_inset_clip  # noqa: E402
 from run import (grid, DEFAULT_MARQUEE, SEEK_TARGETS, BenchError, EventStream, Marquee, Mpv,  # noqa: E402
                  Processes, Series, log_tail, make_clip, ms, percentile, platform_line,
-                 print_table, run_reported, step)
+                 print_table, require, run_reported, step)
 from timeshift import free_udp_port, start_live_source  # noqa: E402
 
 POLL_INTERVAL_S = 0.005
@@ -933,12 +932,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def run(args, procs: Processes, tmp: Path) -> dict:
-    missing = [t for t in ("gst-launch-1.0", "mpv") if shutil.which(t) is None]
-    if missing:
-        raise BenchError(f"missing {', '.join(missing)}: run scripts/setup.sh --bench")
-    if not (args.marquee.is_file() and os.access(args.marquee, os.X_OK)):
-        raise BenchError(f"{args.marquee} is not an executable file; "
-                         "swift build -c release --product marquee")
+    require(("gst-launch-1.0", "mpv"), args.marquee)
     step("generating the clips, the garbage file and the HLS ladder with audio renditions")
     hls.CLIP_SECONDS = HLS_SECONDS  # make_ladder reads it when it runs
     media = {"clip": make_clip(tmp), "inset": make_inset_clip(tmp), "garbage": make_garbage(tmp),

@@ -53,6 +53,15 @@ class BenchError(RuntimeError):
     pass
 
 
+def require(tools: tuple[str, ...], marquee: Path) -> None:
+    """Fails with what to do when a peer tool or the release build is missing."""
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        raise BenchError(f"missing {', '.join(missing)}: run scripts/setup.sh --bench")
+    if not (marquee.is_file() and os.access(marquee, os.X_OK)):
+        raise BenchError(f"{marquee} is not an executable file; swift build -c release --product marquee")
+
+
 # --------------------------------------------------------------------------- processes
 
 class Processes:

@@ -20,7 +20,6 @@ import http.server
 import json
 import math
 import os
-import shutil
 import socket
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (grid, DEFAULT_MARQUEE, REPO_ROOT, BenchError, Marquee, Processes, Series,  # noqa: E402
                  cpu_seconds, log_tail, ms, platform_line, rss_mib, run_guarded,
-                 settled_rss_mib, step)
+                 require, settled_rss_mib, step)
 
 WIDTH, HEIGHT, FPS, KBPS = 640, 360, 30, 800
 CPU_WINDOW_S = 20.0
@@ -904,12 +903,8 @@ def build(args) -> None:
 
 
 def run(args, procs: Processes, tmp: Path) -> None:
-    if shutil.which("gst-launch-1.0") is None:
-        raise BenchError("missing gst-launch-1.0: run scripts/setup.sh --bench")
     build(args)
-    if not (args.marquee.is_file() and os.access(args.marquee, os.X_OK)):
-        raise BenchError(f"{args.marquee} is not an executable file; "
-                         "swift build -c release --product marquee")
+    require(("gst-launch-1.0",), args.marquee)
     notes: list[str] = []
     res: dict = {}
     chunk = None
