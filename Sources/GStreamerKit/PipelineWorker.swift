@@ -28,8 +28,9 @@ public struct SeekableRange: Sendable, Equatable {
 ///
 /// Why: each of these can wait on a streaming thread, and a streaming thread can wait on
 /// the network (hlsdemux2 downloads synchronously, rtspsrc connects, souphttpsrc reads)
-/// for up to its timeout. Measured before this worker: `select-streams` on an HLS pipeline
-/// fed through a loopback server held the GLib thread for 20 s.
+/// for up to its timeout. Before this worker the API froze for 20 s: `select-streams` on
+/// an HLS pipeline waited for hlsdemux2, whose download waited for the header proxy served
+/// by that very thread.
 ///
 /// The answers go back on the pipeline's bus, so the player sees them in the one ordered
 /// stream of `BusEvent`s, after the messages the call caused, and never from a pipeline it
@@ -37,10 +38,10 @@ public struct SeekableRange: Sendable, Equatable {
 /// pipelines: a pipeline's release runs before the next one starts, so the old and the
 /// new never push frames to the output stage at once.
 ///
-/// One thread of its own (a `ServiceThread`), not Dispatch's pool: a queue hopping between
-/// pool threads freed each pipeline on whichever thread ran the job, spreading the decoders'
-/// memory over more glibc arenas (30 PiP on/off cycles grew RSS by 16-20 MB against 15 MB
-/// allowed), and stacks and logs now name the thread.
+/// One thread of its own (a `ServiceThread`, named in stacks and logs), not Dispatch's pool,
+/// whose jobs hop between threads: with a Dispatch queue, pipelines were freed on whichever
+/// pool thread ran the last job, and the PiP on/off memory test (RSS growth over 30 cycles,
+/// 15 MB allowed) failed in 2 of 5 runs (16 and 20 MB).
 public final class PipelineWorker: Sendable {
     private let queue: ServiceThread
 
@@ -118,9 +119,8 @@ public final class PipelineControl: Sendable {
 
     /// Takes the pipeline to NULL on the worker, then hands the worker's reference back to
     /// the GLib thread, where it is dropped (the last one, when the owner already let go:
-    /// the pipeline is freed there, as before this worker existed) and then `then` runs.
-    /// Freeing pipelines on the worker's thread instead spread the decoders' memory over
-    /// another glibc arena: 30 PiP on/off cycles grew RSS by 5-20 MB, against 0-3 MB.
+    /// the pipeline is freed there, as before this worker existed) and then `then` runs (it
+    /// trims the heap, which only helps once the decoders' buffers were freed).
     ///
     /// A pipeline still on its way to PAUSED gets up to `settleMilliseconds` to get there
     /// first. Taken to NULL while its typefind was announcing the type, playbin3 1.22

@@ -15,8 +15,23 @@ void cgst_splice_unref(gpointer data) {
     g_free(splice);
 }
 
+// What the owner wrote before the probe was added (pads, `sync`, `notify`, `then`, `refs`) is
+// made visible to the streaming thread by the pad's lock inside gst_pad_add_probe; GLib's
+// futex-based mutexes are invisible to ThreadSanitizer, which then reports those fields as
+// races. The owner's atomic store to `published` before adding the probe, and this load at
+// each probe's entry, state the same ordering where TSan sees it (as GLibExecutor's job boxes
+// do in Swift).
+static void cgst_splice_received(CGstSplice *splice) {
+    (void)g_atomic_int_get(&splice->published);
+}
+
+static void cgst_splice_publish(CGstSplice *splice) {
+    g_atomic_int_set(&splice->published, 1);
+}
+
 static GstPadProbeReturn cgst_splice_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
     CGstSplice *splice = data;
+    cgst_splice_received(splice);
     if (!g_atomic_int_compare_and_exchange(&splice->phase, 0, 1)) return GST_PAD_PROBE_REMOVE;
     for (int i = 0; i < 2; i++)
         if (splice->unlink[i][0]) gst_pad_unlink(splice->unlink[i][0], splice->unlink[i][1]);
@@ -37,7 +52,7 @@ static GstPadProbeReturn cgst_splice_probe(GstPad *pad, GstPadProbeInfo *info, g
 
 CGstSplice *cgst_splice_new(void) {
     CGstSplice *splice = g_new0(CGstSplice, 1);
-    splice->refs = 2;
+    g_atomic_int_set(&splice->refs, 2);
     return splice;
 }
 
@@ -63,11 +78,13 @@ gboolean cgst_splice_cancel(CGstSplice *splice) {
 }
 
 void cgst_splice_when_idle(GstPad *pad, CGstSplice *splice) {
+    cgst_splice_publish(splice);
     gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, cgst_splice_probe, splice, cgst_splice_unref);
 }
 
 static GstPadProbeReturn cgst_splice_first_probe(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
     CGstSplice *splice = data;
+    cgst_splice_received(splice);
     if (g_atomic_int_get(&splice->phase) != 0 || !g_atomic_int_compare_and_exchange(&splice->chained, 0, 1))
         return GST_PAD_PROBE_REMOVE;
     g_atomic_int_inc(&splice->refs);  // the second probe's
@@ -80,5 +97,6 @@ static GstPadProbeReturn cgst_splice_first_probe(GstPad *pad, GstPadProbeInfo *i
 // that none of its pushes is still on its way downstream when the links change.
 void cgst_splice_when_idle_after(GstPad *first, GstPad *then, CGstSplice *splice) {
     splice->then = gst_object_ref(then);
+    cgst_splice_publish(splice);
     gst_pad_add_probe(first, GST_PAD_PROBE_TYPE_IDLE, cgst_splice_first_probe, splice, cgst_splice_unref);
 }

@@ -73,6 +73,7 @@ typedef struct {
     GstElement *sync;  // brought to its parent's state once linked (may be NULL)
     GstPad *then;      // with cgst_splice_when_idle_after: the pad whose IDLE probe makes it
     GstElement *notify;  // the pipeline whose bus hears the outcome (may be NULL)
+    gint published;  // set (atomically) before the first probe is added; see splice.c
     gint chained;
     gint phase;
     gint refs;
