@@ -133,6 +133,9 @@ final class Daemon {
             process.waitUntilExit()
             return nil
         }
+        if process.terminationStatus != 0, let keep = ProcessInfo.processInfo.environment["MARQUEE_TEST_KEEP_CRASH_LOGS"] {
+            try? FileManager.default.copyItem(at: logURL, to: URL(fileURLWithPath: keep).appendingPathComponent("daemon-\(pid).log"))
+        }
         return process.terminationStatus
     }
 
