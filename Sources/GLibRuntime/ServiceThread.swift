@@ -13,7 +13,7 @@ import Synchronization
 /// stop hung in about one in eight seeks while the ring server still shared the thread.
 ///
 /// libsoup objects are bound to the thread-default context they were made on: make them in
-/// `perform` (or `performAndWait`), and touch them only from there. The thread, its
+/// `perform`, and touch them only from there. The thread, its
 /// context and its loop live as long as the process (one per service, made on first use).
 public final class ServiceThread: Sendable {
     /// The thread's GMainContext (owned for the life of the process, never released).
@@ -50,18 +50,13 @@ public final class ServiceThread: Sendable {
         g_source_unref(source)
     }
 
-    /// Runs `work` on the thread and waits for it: only for set-up that takes a moment
-    /// (listening on a loopback port), never from the thread itself.
-    public func performAndWait<T>(_ work: @escaping @Sendable () throws -> T) throws -> T {
-        precondition(!isCurrent, "performAndWait on the service thread itself would wait for ever")
+    /// Waits until every job given so far has run. Exit only (a pipeline worker draining):
+    /// never on the GLib thread while it serves, never from the thread itself.
+    public func waitUntilIdle() {
+        precondition(!isCurrent, "waitUntilIdle on the service thread itself would wait for ever")
         let done = DispatchSemaphore(value: 0)
-        let result = ResultBox<T>()
-        perform {
-            result.set(Result { try work() })
-            done.signal()
-        }
+        perform { done.signal() }
         done.wait()
-        return try result.get()!.get()
     }
 
     /// Runs `work` on the thread after `milliseconds`. Returns the source, which the caller
@@ -82,15 +77,6 @@ public final class ServiceThread: Sendable {
 
     /// True on the service thread itself.
     public var isCurrent: Bool { g_main_context_is_owner(context) != 0 }
-}
-
-/// Written on the service thread before the semaphore is signalled, read after the wait;
-/// the lock (a pthread mutex) states that order where ThreadSanitizer sees it.
-private final class ResultBox<T>: @unchecked Sendable {
-    private let lock = ThreadLock()
-    private var value: Result<T, any Error>?
-    func set(_ result: Result<T, any Error>) { lock.withLock { value = result } }
-    func get() -> Result<T, any Error>? { lock.withLock { value } }
 }
 
 private final class ContextBox: @unchecked Sendable {

@@ -56,7 +56,7 @@ public final class PipelineWorker: Sendable {
 
     /// Waits until everything asked of the worker so far was done. Tests and exit only.
     public func drain() {
-        try? queue.performAndWait {}
+        queue.waitUntilIdle()
     }
 }
 

@@ -31,22 +31,18 @@ public final class LoopbackProxy: @unchecked Sendable {
     private let userAgent: String
     private let lock = ThreadLock()
     // Guarded by `lock`:
-    private var started: Started?
+    private var server: LoopbackServer?
     private var sessions: [String: Session] = [:]
-
-    /// The listener and the origin client, made on the proxy's thread on first use.
-    private struct Started: @unchecked Sendable {
-        let server: LoopbackServer
-        let client: SoupClient
-        var baseURL: String { server.baseURL }
-    }
+    /// The origin client: made and used on the proxy's thread only.
+    private let origins: OriginClient
 
     public init(userAgent: String) {
         self.userAgent = userAgent
+        origins = OriginClient(userAgent: userAgent)
     }
 
-    /// Starts the listener on first use (waiting the moment it takes to listen). Returns
-    /// the token that names the session.
+    /// Starts the listener on first use (bound here, served on the proxy's thread; nothing
+    /// waits for that thread). Returns the token that names the session.
     public func register(_ session: Session) throws -> String {
         try startIfNeeded()
         let token = (0..<16).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -58,7 +54,7 @@ public final class LoopbackProxy: @unchecked Sendable {
         lock.withLock { sessions[token] = nil }
     }
 
-    private var baseURL: String { lock.withLock { started?.baseURL ?? "" } }
+    private var baseURL: String { lock.withLock { server?.baseURL ?? "" } }
 
     /// The proxy URL that fetches `origin` for the session.
     public func url(for origin: String, token: String, isKey: Bool = false) -> String {
@@ -84,19 +80,16 @@ public final class LoopbackProxy: @unchecked Sendable {
     }
 
     private func startIfNeeded() throws {
-        guard lock.withLock({ started == nil }) else { return }
-        let userAgent = self.userAgent
-        let made = try thread.performAndWait { [weak self] in
-            let server = try LoopbackServer { message, path in self?.handle(message, path: path) }
-            return Started(server: server, client: SoupClient(userAgent: userAgent, timeoutSeconds: 15))
+        try lock.withLock {
+            guard server == nil else { return }
+            server = try LoopbackServer(on: thread) { [weak self] message, path in self?.handle(message, path: path) }
         }
-        lock.withLock { if started == nil { started = made } }
     }
 
     /// On the proxy's thread.
     private func handle(_ msg: OpaquePointer, path: String) {
         guard let (isKey, token, origin) = Self.parse(path: path),
-              case let (session?, client?) = lock.withLock({ (sessions[token], started?.client) }) else {
+              let session = lock.withLock({ sessions[token] }) else {
             soup_server_message_set_status(msg, 404, nil)
             return
         }
@@ -112,7 +105,7 @@ public final class LoopbackProxy: @unchecked Sendable {
         // the origin fetch is cancelled and the message is never touched again (libsoup
         // refuses to unpause a finished message).
         let exchange = ProxyExchange()
-        exchange.fetch = client.send("GET", origin, headers: headers) { [weak self] result in
+        exchange.fetch = origins.client.send("GET", origin, headers: headers) { [weak self] result in
             guard !exchange.clientGone else { return }
             exchange.responded = true
             defer {
@@ -152,6 +145,22 @@ public final class LoopbackProxy: @unchecked Sendable {
 
 private func isPlaylist(_ resource: FetchedResource) -> Bool {
     (resource.contentType?.lowercased().contains("mpegurl") ?? false) || resource.body.starts(with: Array("#EXTM3U".utf8))
+}
+
+/// The proxy's libsoup client, made on first use on the proxy's thread (a SoupSession
+/// belongs to the context it was made on) and used only there; it lives as long as the proxy.
+private final class OriginClient: @unchecked Sendable {
+    private let userAgent: String
+    private var made: SoupClient?
+    init(userAgent: String) { self.userAgent = userAgent }
+
+    /// The proxy's thread only.
+    var client: SoupClient {
+        if let made { return made }
+        let client = SoupClient(userAgent: userAgent, timeoutSeconds: 15)
+        made = client
+        return client
+    }
 }
 
 /// One proxied request while its origin fetch runs. The proxy's thread only.

@@ -2,48 +2,76 @@ import CSoup
 import FoundationEssentials
 import GLibRuntime
 
-/// A libsoup server on 127.0.0.1 (a free port), serving on the thread-default main context
-/// of the thread that makes it: make it on a `ServiceThread` (in its setup or `perform`),
-/// never on the daemon's GLib thread (`ServiceThread` says why). Never exposed: it listens
-/// on loopback only, whatever the control server does. Lives as long as the process.
-public final class LoopbackServer: @unchecked Sendable {
-    /// Handles one request on the server's thread: `message` is the SoupServerMessage,
-    /// `path` its decoded path.
-    public typealias Handler = (_ message: OpaquePointer, _ path: String) -> Void
-
-    private let server: UnsafeMutablePointer<SoupServer>
+/// A libsoup server on 127.0.0.1 (a free port) that serves on a `ServiceThread`, never on
+/// the daemon's GLib thread (`ServiceThread` says why). Never exposed: it listens on
+/// loopback only, whatever the control server does. Lives as long as the process: the
+/// SoupServer is made on the service thread, owned there, and never released.
+///
+/// Made without waiting for the service thread: the listening socket is bound and its port
+/// read on the caller's thread (two local system calls), so `baseURL` is known at once; the
+/// SoupServer takes the socket over on the service thread, and a connection that arrives
+/// before then waits in the socket's backlog.
+public final class LoopbackServer: Sendable {
     /// "http://127.0.0.1:PORT", no trailing slash.
     public let baseURL: String
 
-    public init(handler: @escaping Handler) throws {
-        guard let server = csoup_server_new() else { throw FetchError(message: "cannot create a loopback server") }
+    /// `handler` runs on `thread` for each request: the SoupServerMessage and its decoded path.
+    public init(on thread: ServiceThread,
+                handler: @escaping @Sendable (_ message: OpaquePointer, _ path: String) -> Void) throws {
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let socket = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error) else {
+            if let error { g_error_free(error) }
+            throw FetchError(message: "cannot create a loopback socket")
+        }
+        let loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4)
+        let any = g_inet_socket_address_new(loopback, 0)
+        defer {
+            g_object_unref(UnsafeMutableRawPointer(any))
+            g_object_unref(UnsafeMutableRawPointer(loopback))
+        }
+        guard g_socket_bind(socket, any, 1, &error) != 0, g_socket_listen(socket, &error) != 0,
+              let local = g_socket_get_local_address(socket, &error) else {
+            if let error { g_error_free(error) }
+            g_object_unref(UnsafeMutableRawPointer(socket))
+            throw FetchError(message: "cannot listen on 127.0.0.1")
+        }
+        let port = g_inet_socket_address_get_port(UnsafeMutablePointer<GInetSocketAddress>(OpaquePointer(local)))
+        g_object_unref(UnsafeMutableRawPointer(local))
+        baseURL = "http://127.0.0.1:\(port)"
+        let listening = ListeningSocket(socket)  // its reference goes to the server's thread
+        thread.perform {
+            Self.serve(listening, handler: handler)
+        }
+    }
+
+    /// On the service thread: a SoupServer over the bound socket, on the thread's context.
+    private static func serve(_ listening: ListeningSocket,
+                              handler: @escaping @Sendable (_ message: OpaquePointer, _ path: String) -> Void) {
+        defer { g_object_unref(UnsafeMutableRawPointer(listening.socket)) }
+        guard let server = csoup_server_new() else { return }
         let box = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
         soup_server_add_handler(server, "/", { _, msg, path, _, data in
             let box = Unmanaged<HandlerBox>.fromOpaque(data!).takeUnretainedValue()
             box.handler(msg!, path.map { String(cString: $0) } ?? "/")
         }, box, { Unmanaged<HandlerBox>.fromOpaque($0!).release() })
         var error: UnsafeMutablePointer<GError>? = nil
-        guard soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
-              let uris = soup_server_get_uris(server), let first = uris.pointee.data else {
+        if soup_server_listen_socket(server, listening.socket, SoupServerListenOptions(rawValue: 0), &error) == 0 {
+            // Requests to the port then find nothing: playbin3 reports a network error.
             if let error { g_error_free(error) }
             g_object_unref(UnsafeMutableRawPointer(server))
-            throw FetchError(message: "cannot listen on 127.0.0.1")
         }
-        let port = g_uri_get_port(OpaquePointer(first))
-        g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
-        self.server = server
-        baseURL = "http://127.0.0.1:\(port)"
-    }
-
-    /// Starts a server on `thread`, waiting the moment it takes to listen (called once per
-    /// service, on first use). `handler` runs on that thread.
-    public static func start(on thread: ServiceThread,
-                             handler: @escaping @Sendable (_ message: OpaquePointer, _ path: String) -> Void) throws -> LoopbackServer {
-        try thread.performAndWait { try LoopbackServer(handler: handler) }
+        // Otherwise the server (and its handler) live as long as the process.
     }
 }
 
+/// A bound, listening socket on its way to the service thread (one reference, released
+/// there once the server holds its own).
+private struct ListeningSocket: @unchecked Sendable {
+    let socket: UnsafeMutablePointer<GSocket>
+    init(_ socket: UnsafeMutablePointer<GSocket>) { self.socket = socket }
+}
+
 private final class HandlerBox {
-    let handler: LoopbackServer.Handler
-    init(_ handler: @escaping LoopbackServer.Handler) { self.handler = handler }
+    let handler: @Sendable (_ message: OpaquePointer, _ path: String) -> Void
+    init(_ handler: @escaping @Sendable (_ message: OpaquePointer, _ path: String) -> Void) { self.handler = handler }
 }

@@ -55,7 +55,7 @@ public final class RingServer: @unchecked Sendable {
     public init() throws {
         let owner = Owner()
         do {
-            server = try LoopbackServer.start(on: thread) { message, path in owner.server?.handle(message, path: path) }
+            server = try LoopbackServer(on: thread) { message, path in owner.server?.handle(message, path: path) }
         } catch {
             throw RecorderError.cannotStart("cannot listen on 127.0.0.1 for the ring")
         }
