@@ -1,4 +1,5 @@
 import CGStreamer
+import Dispatch
 import Synchronization
 import GLibRuntime
 
@@ -44,17 +45,23 @@ public struct SeekableRange: Sendable, Equatable {
 /// 15 MB allowed) failed in 2 of 5 runs (16 and 20 MB).
 public final class PipelineWorker: Sendable {
     private let queue: ServiceThread
+    /// Where pipelines are taken to NULL (see `release`); replaced when one gets stuck.
+    private let teardown: Teardown
 
-    public init(name: String) {
+    /// `onStuckTeardown` hears of a pipeline whose way to NULL did not end within
+    /// `Teardown.limitSeconds` (it is left behind; see `release`), on the worker's thread.
+    public init(name: String, onStuckTeardown: (@Sendable (_ seconds: Double) -> Void)? = nil) {
         queue = ServiceThread(name: name)
+        teardown = Teardown(name: name + "-teardown", onStuck: onStuckTeardown)
     }
 
     /// A handle on `pipeline` whose calls run on this worker.
     public func control(_ pipeline: Element) -> PipelineControl {
-        PipelineControl(pipeline: pipeline, queue: queue)
+        PipelineControl(pipeline: pipeline, queue: queue, teardown: teardown)
     }
 
-    /// Waits until everything asked of the worker so far was done. Tests and exit only.
+    /// Waits until everything asked of the worker so far was done (a stuck teardown for at
+    /// most `Teardown.limitSeconds`). Tests and exit only.
     public func drain() {
         queue.waitUntilIdle()
     }
@@ -65,13 +72,15 @@ public final class PipelineWorker: Sendable {
 public final class PipelineControl: Sendable {
     private let pipeline: SendableElement
     private let queue: ServiceThread
+    private let teardown: Teardown
     /// Set by `release()` at once: calls queued before it are skipped, so a pipeline
     /// replaced before it started is never started.
     private let released = Atomic<Bool>(false)
 
-    fileprivate init(pipeline: Element, queue: ServiceThread) {
+    fileprivate init(pipeline: Element, queue: ServiceThread, teardown: Teardown) {
         self.pipeline = SendableElement(pipeline)
         self.queue = queue
+        self.teardown = teardown
     }
 
     /// Changes the state; posts `.stateChange` with the result.
@@ -117,9 +126,9 @@ public final class PipelineControl: Sendable {
         perform { pipeline in pipeline.element.recalculateLatency() }
     }
 
-    /// Takes the pipeline to NULL on the worker, then hands the worker's reference back to
-    /// the GLib thread, where it is dropped (the last one, when the owner already let go:
-    /// the pipeline is freed there, as before this worker existed) and then `then` runs (it
+    /// Takes the pipeline to NULL, then hands the worker's reference back to the GLib
+    /// thread, where it is dropped (the last one, when the owner already let go: the
+    /// pipeline is freed there, as before this worker existed) and then `then` runs (it
     /// trims the heap, which only helps once the decoders' buffers were freed).
     ///
     /// A pipeline still on its way to PAUSED gets up to `settleMilliseconds` to get there
@@ -128,20 +137,38 @@ public final class PipelineControl: Sendable {
     /// parsebin's have-type handler for a lock the state change held (seen in 1 of 5 runs of
     /// a queue's next and previous sent back to back, once NULL followed PAUSED on the same
     /// thread with no reply's round trip between them). A local file prerolls in 10-20 ms.
-    public func release(then: (@GLibActor @Sendable () -> Void)? = nil) {
+    ///
+    /// Then FLUSH_START goes into the sink pads of `flushing` (the sinks), so none of them
+    /// waits to preroll while the pipeline passes PAUSED on its way down. playbin3 1.22
+    /// deadlocked without it when a subtitle track was deselected just before the stop
+    /// (1 in 30 stops under load, CI included): playsink reconfigured the text chain from a
+    /// streaming thread with its lock held and waited for a pad's stream lock, held by a
+    /// sink waiting to preroll, which only the state change could end, and the state change
+    /// waited for playsink's lock.
+    ///
+    /// The change to NULL runs on the worker's teardown thread, and the worker waits for it
+    /// at most `Teardown.limitSeconds`: a pipeline that GStreamer deadlocks on its way down is
+    /// left behind (its threads and memory, reported to `onStuckTeardown`), and the next
+    /// pipeline still starts; the daemon plays on and exits when asked.
+    public func release(flushing sinks: [Element] = [], then: (@GLibActor @Sendable () -> Void)? = nil) {
         released.store(true, ordering: .sequentiallyConsistent)
         let handOff = HandOff(pipeline)
+        let sinks = sinks.map(SendableElement.init)
+        let teardown = self.teardown
         queue.perform {
-            handOff.use { pipeline in
-                if case (.async, _) = pipeline.element.waitForState(timeoutSeconds: 0) {
-                    pipeline.element.waitForState(timeoutSeconds: Double(Self.settleMilliseconds) / 1000)
+            teardown.run {
+                handOff.use { pipeline in
+                    if case (.async, _) = pipeline.element.waitForState(timeoutSeconds: 0) {
+                        pipeline.element.waitForState(timeoutSeconds: Double(Self.settleMilliseconds) / 1000)
+                    }
+                    for sink in sinks { sink.element.flushSinkPads() }
+                    pipeline.element.setState(.null)
                 }
-                pipeline.element.setState(.null)
-            }
-            // No reference of this job is left now: the hand-off's is the worker's last.
-            Task { @GLibActor in
-                handOff.drop()
-                then?()
+                // No reference of this job is left now: the hand-off's is the worker's last.
+                Task { @GLibActor in
+                    handOff.drop()
+                    then?()
+                }
             }
         }
     }
@@ -156,6 +183,39 @@ public final class PipelineControl: Sendable {
             guard let self, !released.load(ordering: .sequentiallyConsistent) else { return }
             work(pipeline)
         }
+    }
+}
+
+/// The thread pipelines are taken to NULL on, which the worker waits for, up to a limit.
+private final class Teardown: Sendable {
+    /// A local file's pipeline reaches NULL in milliseconds, a network one (rtspsrc's
+    /// TEARDOWN, a download being cancelled) within about a second; the daemon's own exit
+    /// gives up after 5 s.
+    static let limitSeconds = 3.0
+
+    private let name: String
+    private let thread: Mutex<ServiceThread>
+    private let onStuck: (@Sendable (Double) -> Void)?
+
+    init(name: String, onStuck: (@Sendable (Double) -> Void)?) {
+        self.name = name
+        thread = Mutex(ServiceThread(name: name))
+        self.onStuck = onStuck
+    }
+
+    /// Runs `work` on the teardown thread and waits for it, at most `limitSeconds`. A
+    /// thread still inside it then is left to it (a ServiceThread lives as long as the
+    /// process), and later teardowns get a new one.
+    func run(_ work: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let current = thread.withLock { $0 }
+        current.perform {
+            work()
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + Self.limitSeconds) == .timedOut else { return }
+        thread.withLock { $0 = ServiceThread(name: name) }
+        onStuck?(Self.limitSeconds)
     }
 }
 

@@ -246,8 +246,9 @@ final class PlaybackSession {
         setupHook?.disconnect()
         setupHook = nil
         // To NULL on the worker: a network pipeline can take seconds to stop. The worker
-        // holds its own reference until then.
-        control.release(then: then)
+        // holds its own reference until then, and flushes the sinks first (a prerolling
+        // sink deadlocked playbin3 1.22 on its way down: see `PipelineControl.release`).
+        control.release(flushing: [videoSink, audioSink] + [textTap?.sink].compactMap { $0 }, then: then)
         gapless?.disconnect()
         gapless = nil
         textTap?.disconnect()

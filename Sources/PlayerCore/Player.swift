@@ -63,7 +63,10 @@ public final class Player {
     /// short timeout, as a probe only asks whether the origin answers at all.
     let probeFetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)", timeoutSeconds: 5)
     /// Makes the calls into pipelines that can block, so this thread never waits on them.
-    let worker = PipelineWorker(name: "marquee-pipeline")
+    let worker = PipelineWorker(name: "marquee-pipeline") { seconds in
+        Logger(category: "player").error("pipeline stuck on its way to NULL (a GStreamer deadlock); left behind",
+                                         ["waited": "\(seconds) s"])
+    }
     /// Carries per-session request headers to hlsdemux2's requests; started on first use,
     /// on a thread of its own.
     let proxy = LoopbackProxy(userAgent: "marquee/\(MarqueeVersion.current)")
