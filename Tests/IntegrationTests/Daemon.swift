@@ -70,9 +70,12 @@ final class Daemon {
                          "--data-dir", dataDirectory.path, "--log-level", "debug"]
         if let token { arguments += ["--token", token] }
         process.arguments = arguments + extraArguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
-        }
+        // A crash (rare ones in GStreamer's streaming threads included) leaves its stack in
+        // the daemon's log, which MARQUEE_TEST_KEEP_CRASH_LOGS keeps.
+        let crashReports = ["SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no"]
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(crashReports) { mine, _ in mine }
+            .merging(environment) { _, added in added }
         process.standardOutput = stdoutPipe
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: logURL)
