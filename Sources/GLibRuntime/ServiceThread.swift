@@ -13,11 +13,14 @@ import Synchronization
 /// stop hung in about one in eight seeks while the ring server still shared the thread.
 ///
 /// libsoup objects are bound to the thread-default context they were made on: make them in
-/// `perform`, and touch them only from there. The thread, its
-/// context and its loop live as long as the process (one per service, made on first use).
+/// `perform`, and touch them only from there. The thread and its loop run until `finish()`
+/// (servers and the player's worker: as long as the process), the context as long as this
+/// object.
 public final class ServiceThread: Sendable {
-    /// The thread's GMainContext (owned for the life of the process, never released).
+    /// The thread's GMainContext (released with this object).
     public nonisolated(unsafe) let context: OpaquePointer
+    private nonisolated(unsafe) let loop: OpaquePointer
+    private let finished = Atomic<Bool>(false)
     public let name: String
 
     /// Starts the thread; jobs given to `perform` run once its loop runs.
@@ -25,12 +28,29 @@ public final class ServiceThread: Sendable {
         self.name = name
         let context = g_main_context_new()!
         self.context = context
-        let box = ContextBox(context)
+        loop = g_main_loop_new(context, 0)
+        // The thread's own references: it may outlive this object by the jobs it has left.
+        let box = ContextBox(context: g_main_context_ref(context), loop: g_main_loop_ref(loop))
         DetachedThread.start(name: name) {
             g_main_context_push_thread_default(box.context)
-            let loop = g_main_loop_new(box.context, 0)
-            g_main_loop_run(loop)  // for the life of the process
+            g_main_loop_run(box.loop)  // until finish()
+            g_main_context_pop_thread_default(box.context)
+            box.release()
         }
+    }
+
+    deinit {
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)  // jobs never run are released with the context's sources
+    }
+
+    /// Ends the thread once the jobs given before this call have run; jobs given after it
+    /// never run. For threads that belong to one object's lifetime (a timeshift buffer's
+    /// worker), so that they do not pile up over the life of the daemon.
+    public func finish() {
+        guard !finished.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let box = LoopBox(loop)
+        perform { g_main_loop_quit(box.loop) }
     }
 
     /// Runs `work` on the thread, in the order of the calls. Safe from any thread.
@@ -54,6 +74,7 @@ public final class ServiceThread: Sendable {
     /// never on the GLib thread while it serves, never from the thread itself.
     public func waitUntilIdle() {
         precondition(!isCurrent, "waitUntilIdle on the service thread itself would wait for ever")
+        precondition(!finished.load(ordering: .sequentiallyConsistent), "waitUntilIdle after finish() would wait for ever")
         let done = DispatchSemaphore(value: 0)
         perform { done.signal() }
         done.wait()
@@ -79,9 +100,24 @@ public final class ServiceThread: Sendable {
     public var isCurrent: Bool { g_main_context_is_owner(context) != 0 }
 }
 
+/// The thread's own references to its context and loop, dropped when it ends.
 private final class ContextBox: @unchecked Sendable {
     let context: OpaquePointer
-    init(_ context: OpaquePointer) { self.context = context }
+    let loop: OpaquePointer
+    init(context: OpaquePointer, loop: OpaquePointer) {
+        self.context = context
+        self.loop = loop
+    }
+    func release() {
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)
+    }
+}
+
+/// A loop pointer carried into a job (GLib's loop calls are thread-safe).
+private final class LoopBox: @unchecked Sendable {
+    let loop: OpaquePointer
+    init(_ loop: OpaquePointer) { self.loop = loop }
 }
 
 /// Carries one job to the service thread. GLib's lock on the context already orders the two

@@ -52,7 +52,7 @@ public final class PipelineWorker: Sendable {
     /// `Teardown.limitSeconds` (it is left behind; see `release`), on the worker's thread.
     public init(name: String, onStuckTeardown: (@Sendable (_ seconds: Double) -> Void)? = nil) {
         queue = ServiceThread(name: name)
-        teardown = Teardown(name: name + "-teardown", onStuck: onStuckTeardown)
+        teardown = Teardown(name: "marquee-teardown", onStuck: onStuckTeardown)
     }
 
     /// A handle on `pipeline` whose calls run on this worker.
@@ -64,6 +64,15 @@ public final class PipelineWorker: Sendable {
     /// most `Teardown.limitSeconds`). Tests and exit only.
     public func drain() {
         queue.waitUntilIdle()
+    }
+
+    /// Ends the worker's threads once everything asked of it so far is done; later calls
+    /// are not made. For a worker that belongs to one object (a timeshift buffer's), so
+    /// that threads do not pile up over the life of the daemon. `drain()` first, if at all.
+    public func finish() {
+        let teardown = self.teardown
+        queue.perform { teardown.finish() }
+        queue.finish()
     }
 }
 
@@ -215,7 +224,13 @@ private final class Teardown: Sendable {
         }
         guard done.wait(timeout: .now() + Self.limitSeconds) == .timedOut else { return }
         thread.withLock { $0 = ServiceThread(name: name) }
+        current.finish()  // should GStreamer ever let go
         onStuck?(Self.limitSeconds)
+    }
+
+    /// Ends the thread after the teardowns given to it.
+    func finish() {
+        thread.withLock { $0 }.finish()
     }
 }
 

@@ -51,6 +51,12 @@ public final class LoopbackServer: Sendable {
         guard let server = csoup_server_new() else { return }
         let box = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
         soup_server_add_handler(server, "/", { _, msg, path, _, data in
+            // One request per connection. A keep-alive connection that its client closed
+            // (souphttpsrc at every pipeline's NULL) was never closed by libsoup 3.2 on a
+            // server running on a context of its own: one descriptor per timeshift session
+            // stayed open for the life of the daemon (5 of 5 in a test; the control server
+            // on the default context closes them).
+            soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Connection", "close")
             let box = Unmanaged<HandlerBox>.fromOpaque(data!).takeUnretainedValue()
             box.handler(msg!, path.map { String(cString: $0) } ?? "/")
         }, box, { Unmanaged<HandlerBox>.fromOpaque($0!).release() })

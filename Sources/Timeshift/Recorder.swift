@@ -45,9 +45,9 @@ final class Recorder {
         // splitmuxsink (1.22) can hold a streaming thread waiting for the other stream to
         // reach a keyframe; the change to NULL then waits for that thread for ever (seen
         // when a recorder was stopped within a second of starting: the daemon hung). A
-        // flush first makes it give up.
-        pipeline.segmenter.flushSinkPads()
-        control.release(then: then)
+        // flush first makes it give up: on the worker, right before NULL, so that a start
+        // still in flight cannot come after it.
+        control.release(flushing: [pipeline.segmenter], then: then)
         pipeline.disconnect()
         ended = true
     }

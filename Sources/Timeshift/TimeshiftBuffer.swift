@@ -65,7 +65,10 @@ public final class TimeshiftBuffer {
     private let timeouts: Timeouts
     /// Starts and stops the recorders, off the GLib thread; a worker of the buffer's own, so
     /// a recorder slow to stop never holds up the player's pipeline calls.
-    private let worker = PipelineWorker(name: "marquee-recorder")
+    private let worker = PipelineWorker(name: "marquee-recorder") { seconds in
+        Logger(category: "timeshift").error("recorder stuck on its way to NULL (a GStreamer deadlock); left behind",
+                                            ["waited": "\(seconds) s"])
+    }
     /// Asks an http(s) origin whether it answers before each recorder (see `startRecorderWhenReachable`).
     private var probeFetcher: HTTPFetcher?
     private var probe: FetchHandle?
@@ -137,6 +140,7 @@ public final class TimeshiftBuffer {
             worker.drain()
             removeFiles()
         }
+        worker.finish()  // one per buffer: its threads end with it
     }
 
     /// Enough is recorded to start playing.

@@ -52,6 +52,28 @@ final class LongLifeTests: XCTestCase {
         try measureCycles("open/stop", warmUp: warmUp, cycles: cycles, cycle)
     }
 
+    /// Each timeshift session records with a pipeline worker of its own; its threads end
+    /// with the session (before, two idle threads per session stayed for the life of the
+    /// daemon).
+    func testTimeshiftOpenStopCyclesLeaveDescriptorsAndThreadsFlat() throws {
+        let (warmUp, cycles) = LongLife.cycles(normal: 12, sanitized: 6, warmUp: 3)
+        func cycle(_ i: Int) throws {
+            let (status, reply) = try daemon.post("/v1/player/open", ["uri": "demo://", "timeshift": ["window": 30]])
+            XCTAssertEqual(status, 200, "open in cycle \(i): \(reply)")
+            // The recorder starts at the open; a stop right away also takes it down.
+            let (stopStatus, stopped) = try daemon.post("/v1/player/stop?wait=idle&timeout=20")
+            XCTAssertEqual(stopStatus, 200, "stop in cycle \(i): \(stopped)")
+        }
+        // Memory and streaming threads are the open/stop test's. Here RSS moved by -1.7 to
+        // +31.5 MiB over 12 cycles in fourteen runs (the recorder's encoder and muxer buffers
+        // in glibc's arenas), not with the number of cycles; and a streaming thread that
+        // GStreamer's pool keeps idle under its last task's name ("main-in:src") outlived
+        // the 15 s settle in half the runs of these back-to-back opens. A recorder that did
+        // not stop would be in the log (below).
+        try measureCycles("timeshift open/stop", warmUp: warmUp, cycles: cycles, checkRSS: false, streamingThreads: false, cycle)
+        XCTAssertFalse(daemon.log.contains("stuck on its way to NULL"), "a recorder's teardown got stuck")
+    }
+
     func testPipOnOffCyclesLeaveMemoryDescriptorsAndThreadsFlat() throws {
         let main = try OutputFixtures.solidClip(.black)
         let inset = try MediaFixtures.mp4(seconds: 6)
@@ -126,7 +148,8 @@ final class LongLifeTests: XCTestCase {
     // MARK: Measuring
 
     /// Warm-up, baseline, cycles, settle, compare; prints the figures.
-    private func measureCycles(_ name: String, warmUp: Int, cycles: Int, extraSettled: (() -> Bool)? = nil,
+    private func measureCycles(_ name: String, warmUp: Int, cycles: Int, checkRSS: Bool = true, streamingThreads: Bool = true,
+                               extraSettled: (() -> Bool)? = nil,
                                file: StaticString = #filePath, line: UInt = #line, _ cycle: (Int) throws -> Void) throws {
         let pid = daemon.pid
         let started = Date()
@@ -134,7 +157,8 @@ final class LongLifeTests: XCTestCase {
         let baseline = try LongLife.steady(pid: pid)
         for i in warmUp..<(warmUp + cycles) { try cycle(i) }
         let after = try LongLife.settled(pid: pid) { now in
-            now.fds <= baseline.fds && now.workThreads <= baseline.workThreads && (extraSettled?() ?? true)
+            now.fds <= baseline.fds && (streamingThreads ? now.workThreads <= baseline.workThreads : now.ownThreads <= baseline.ownThreads)
+                && (extraSettled?() ?? true)
         }
         let growthKiB = after.rssKiB - baseline.rssKiB
         print(String(format: "LongLife %@: %d cycles after %d warm-up%@ in %.1f s: RSS %.1f -> %.1f MiB (%+.1f MiB), "
@@ -145,10 +169,11 @@ final class LongLifeTests: XCTestCase {
         XCTAssertLessThanOrEqual(after.fds, baseline.fds,
                                  "\(name): open file descriptors after \(cycles) cycles\n\(after.fdTargets)",
                                  file: file, line: line)
-        XCTAssertLessThanOrEqual(after.workThreads, baseline.workThreads,
+        XCTAssertLessThanOrEqual(streamingThreads ? after.workThreads : after.ownThreads,
+                                 streamingThreads ? baseline.workThreads : baseline.ownThreads,
                                  "\(name): threads after \(cycles) cycles (idle pool threads not counted): \(after.threadNames)",
                                  file: file, line: line)
-        if !LongLife.sanitized {
+        if checkRSS && !LongLife.sanitized {
             XCTAssertLessThan(growthKiB * 1024, LongLife.rssGrowthLimitBytes, "\(name): RSS growth over \(cycles) cycles",
                               file: file, line: line)
         }
@@ -183,6 +208,9 @@ enum LongLife {
         var fds: Int
         /// All threads but the idle ones GLib keeps in its thread-pool cache.
         var workThreads: Int
+        /// Work threads that are not GStreamer streaming threads (named "element:pad"): the
+        /// daemon's own (workers, servers) and GLib's.
+        var ownThreads: Int { threadNames.filter { !$0.key.contains(":") && !$0.key.hasPrefix("pool-") }.values.reduce(0, +) }
         var idlePoolThreads: Int
         var threadNames: [String: Int]
         var fdTargets: String

@@ -159,4 +159,27 @@ final class RingServerTests: XCTestCase {
         let response = try await request.value
         XCTAssertEqual(response.status, 503)
     }
+
+    /// Every answer closes its connection: keep-alive connections that the client closed
+    /// stayed open on the server's side (one descriptor per timeshift session, for ever).
+    func testConnectionsEndWithTheirRequestsEvenWhenTheClientAsksForKeepAlive() throws {
+        let folder = try makeFolder()
+        let server = try RingServer()
+        let (_, playlistURL) = server.register(publication(folder, ready: true))
+        let (port, path) = try split(playlistURL)
+        _ = try httpGet(port: port, path: path)  // the server's thread and its listener are up
+        let before = openDescriptors()
+        for _ in 0..<5 {
+            let response = try httpGet(port: port, path: path, keepAlive: true)
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.headers["connection"]?.lowercased(), "close")
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while openDescriptors() > before && Date() < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(openDescriptors(), before, "connections left open on the server's side")
+    }
+
+    private func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
 }

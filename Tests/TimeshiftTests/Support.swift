@@ -27,9 +27,9 @@ struct HTTPGetError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// A blocking HTTP/1.1 GET on 127.0.0.1 with `Connection: close`, the path sent as it is
-/// (no normalisation); reads to EOF. Run it off the GLib thread, which serves the request.
-func httpGet(port: Int, path: String, timeout: Int = 10) throws -> HTTPResponse {
+/// A blocking HTTP/1.1 GET on 127.0.0.1 with `Connection: close` (unless `keepAlive`: then
+/// the server must close), the path sent as it is (no normalisation); reads to EOF. Run it off the GLib thread, which serves the request.
+func httpGet(port: Int, path: String, timeout: Int = 10, keepAlive: Bool = false) throws -> HTTPResponse {
     #if os(Linux)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -49,7 +49,8 @@ func httpGet(port: Int, path: String, timeout: Int = 10) throws -> HTTPResponse 
         }
     }
     guard connected else { throw HTTPGetError(description: "connect to port \(port): errno \(errno)") }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+    let connection = keepAlive ? "" : "Connection: close\r\n"
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(connection)\r\n".utf8)
     guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
         throw HTTPGetError(description: "send: errno \(errno)")
     }
