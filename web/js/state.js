@@ -23,6 +23,7 @@ export function emptyPlayer() {
     pip: null,
     watermark: null,
     subtitleStyle: null,
+    queue: null,
     cue: null,
     error: null,
     // Not the daemon's: the distance from the live edge to the end of the seekable range
@@ -150,6 +151,9 @@ export function createStore() {
     connection: { status: 'disconnected', retryInMs: null, everConnected: false, everFailed: false },
     commandError: null,
     reconnecting: null,
+    // GET /v1/analytics as last answered (not part of the snapshot); null until asked,
+    // {unavailable: true} from a daemon without it.
+    analytics: null,
   };
   const listeners = [];
   let scheduled = false;
@@ -187,6 +191,16 @@ export function createStore() {
       } else if (event.type === 'recovered' || event.type === 'snapshot' || (event.type === 'source' && !event.data)) {
         state.reconnecting = null;
       }
+      if (event.type === 'analytics' && state.analytics?.enabled) {
+        // The pending count at once; the totals follow from GET /v1/analytics.
+        state.analytics = {
+          ...state.analytics,
+          pending: event.data.pending,
+          // The daemon reports the last error only while events wait.
+          lastError: event.data.pending === 0 ? null
+            : (event.data.outcome === 'retrying' ? (event.data.reason ?? state.analytics.lastError) : state.analytics.lastError),
+        };
+      }
       notify();
     },
     setConnection(status, info = {}) {
@@ -198,6 +212,10 @@ export function createStore() {
         // Since the last connection: keeps the banner up between attempts.
         everFailed: !connected && (state.connection.everFailed || status === 'disconnected'),
       };
+      notify();
+    },
+    setAnalytics(status) {
+      state.analytics = status;
       notify();
     },
     setCommandError(error) {
