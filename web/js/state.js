@@ -67,7 +67,12 @@ export function applyEvent(player, { type, data }) {
       player.state = data.state;
       if (data.state === 'opening') {
         // A new source: the old one's timeline means nothing for it.
-        Object.assign(player, { position: null, duration: null, seekable: null, live: null, cue: null, abLoop: null, liveGap: null });
+        // Nor its HLS ladder: the daemon announces a new ladder when it reads one, but not
+        // that a new source has none.
+        Object.assign(player, {
+          position: null, duration: null, seekable: null, live: null, cue: null, abLoop: null, liveGap: null,
+          variants: [], variant: { mode: 'auto', selected: null, current: null },
+        });
       }
       // The error belongs to the failed session; anything after it (a new open) clears it.
       if (data.state !== 'error') player.error = null;
