@@ -285,6 +285,10 @@ class DashboardTest:
         self.wait_for("auto and the three variants in the quality picker",
                       lambda: sorted(self.option_values("variant")) == sorted(["auto"] + ids),
                       describe=lambda: f"options {self.option_values('variant')}")
+        # As a viewer would, pick once the picture is up: a pin flushes the pipeline, and
+        # a flush before the first frame was ever on screen leaves the preview nothing to
+        # show for a moment (503 no_video, an error in the console).
+        self.wait_preview_frame()
         # Pin a rung that is not the one playing, so that the switch is the pin's doing.
         current = self.daemon.snapshot()["variant"].get("current")
         target = ids[0] if current != ids[0] else ids[1]
@@ -587,6 +591,13 @@ class DashboardTest:
         self.source_change(f"API PUT /v1/queue ({len(paths)} items, loop {loop})")
         status, reply = self.daemon.request("PUT", "/v1/queue", {"items": [{"uri": p} for p in paths], "loop": loop})
         assert status == 200, f"PUT /v1/queue answered {status}: {reply}"
+
+    def wait_preview_frame(self):
+        """Until the preview shows a frame (fetched since the last source change: the page
+        hides the image while a source opens)."""
+        script = ("const i = document.querySelector('img[data-field=preview]');"
+                  "return Boolean(i && !i.hidden && i.naturalWidth > 0)")
+        self.wait_for("a frame in the preview", lambda: self.js(script))
 
     def wait_queue_api(self, index, path):
         self.wait_api(f"queue item {index} ({os.path.basename(path)}) playing",
