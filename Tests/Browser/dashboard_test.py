@@ -416,7 +416,7 @@ class DashboardTest:
         self.click_action("queue-next")
         self.wait_queue_api(0, a)
         self.wait_queue_page(2, 0)
-        self.sized_screenshot("dashboard-queue.png", 1280, 1400)
+        self.sized_screenshot("dashboard-queue.png", 1280, 1700)
 
         self.click_action("queue-clear")
         self.wait_api("an empty queue", lambda: self.daemon.request("GET", "/v1/queue")[1],
@@ -456,6 +456,7 @@ class DashboardTest:
         self.wait_for("the last error on the page",
                       lambda: self.text("analytics-error") and self.text("analytics-error") == status().get("lastError"),
                       describe=lambda: f"it reads {self.text('analytics-error')!r}; the API says {status().get('lastError')!r}")
+        self.sized_screenshot("dashboard-analytics.png", 1280, 1700)
         self.click_action("analytics-drop")
         dropped = self.wait_api("the backlog dropped", status,
                                 lambda s: s["pending"] == 0 and s["dropped"] >= first["dropped"] + waiting["pending"])

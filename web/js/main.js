@@ -66,15 +66,12 @@ const actions = {
   pipStop: () => command('DELETE', '/v1/pip'),
   watermarkSet: (body) => command('PUT', '/v1/overlays/watermark', body),
   watermarkRemove: () => command('DELETE', '/v1/overlays/watermark'),
-  // Another item opens: the picture goes away for a moment, as for an open.
-  queueNext: () => {
-    preview.holdForSourceChange();
-    return command('POST', '/v1/queue/next');
-  },
-  queuePrevious: () => {
-    preview.holdForSourceChange();
-    return command('POST', '/v1/queue/previous');
-  },
+  // No preview hold here, unlike open and stop: another item opens at once, and the daemon
+  // holds a frame request while a source opens rather than answer 503. Cancelling the
+  // request on its way would not free it on the daemon, which encodes at most 4 at once:
+  // a few quick clicks would pile up held requests and get 429s.
+  queueNext: () => command('POST', '/v1/queue/next'),
+  queuePrevious: () => command('POST', '/v1/queue/previous'),
   queueClear: () => command('PUT', '/v1/queue', { items: [] }),
   // No event tells of a drop: the counters are asked for again once it is done.
   analyticsDrop: () => command('DELETE', '/v1/analytics').finally(analytics.refresh),

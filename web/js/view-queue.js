@@ -8,6 +8,7 @@ import { $, isBusy, setAttr, setDisabled, setHidden, setText, whileBusy } from '
 export function itemName(uri) {
   const path = String(uri).split(/[?#]/)[0].replace(/\/+$/, '');
   const name = path.slice(path.lastIndexOf('/') + 1);
+  if (!name || name.endsWith(':')) return String(uri); // "demo://": no path to shorten
   try {
     return decodeURIComponent(name) || uri;
   } catch {
