@@ -5,7 +5,9 @@
 
 Runs itself in .build/browser-venv (made on first use from requirements.txt) with Debian's
 chromium and chromedriver; nothing is downloaded but the pinned PyPI packages. Media is made
-with gst-launch-1.0. Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
+with gst-launch-1.0: the clip, a Matroska file with two audio tracks and a subtitle track,
+and a three-rung HLS ladder served over loopback HTTP from a thread; another thread is the
+analytics collector (`--analytics-url`) the first daemon posts to. Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
 Ends with `dashboard: N passed, M failed` and exits non-zero on any failure.
 MARQUEE_SKIP_BROWSER=1 skips it, saying so.
 """
