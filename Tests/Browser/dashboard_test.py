@@ -5,7 +5,9 @@
 
 Runs itself in .build/browser-venv (made on first use from requirements.txt) with Debian's
 chromium and chromedriver; nothing is downloaded but the pinned PyPI packages. Media is made
-with gst-launch-1.0. Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
+with gst-launch-1.0: the clip, a Matroska file with two audio tracks and a subtitle track,
+and a three-rung HLS ladder served over loopback HTTP from a thread; another thread is the
+analytics collector (`--analytics-url`) the first daemon posts to. Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
 Ends with `dashboard: N passed, M failed` and exits non-zero on any failure.
 MARQUEE_SKIP_BROWSER=1 skips it, saying so.
 """
@@ -22,7 +24,25 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import support  # noqa: E402
 
-CHECKS = 10
+CHECK_NAMES = [
+    "check_page_loads",
+    "check_follows_to_playing",
+    "check_position_ticks",
+    "check_pause_and_play_buttons",
+    "check_math_cue",
+    "check_preview",
+    "check_open_from_page",
+    "check_track_controls",
+    "check_variant_control",
+    "check_pip_controls",
+    "check_watermark_controls",
+    "check_queue_view",
+    "check_analytics_view",
+    "check_reconnect",
+    "check_token",
+    "check_console",
+]
+CHECKS = len(CHECK_NAMES)
 STATES = {"idle", "opening", "buffering", "paused", "playing", "ended", "error"}
 WAIT = 20  # the longest any single wait may take, in seconds
 By = Keys = None  # selenium's, imported by start_browser once the venv is in place
@@ -72,6 +92,7 @@ class DashboardTest:
         self.daemons = []  # every daemon started, to stop them all
         self.driver = None
         self.service = None
+        self.servers = []  # the HLS server and the analytics collector, to stop them
         self.token_port = None
         self.reconnect_port = None
         self.down_window = (0, 0)  # wall-clock ms while the reconnect test's port had no daemon
@@ -89,7 +110,21 @@ class DashboardTest:
         try:
             try:
                 self.clip, self.srt = support.make_media(self.work)
-                self.daemon = self.start_daemon("daemon-1")
+                self.tracks, self.tracks_srt = support.make_tracks_media(self.work)
+                hls_dir = os.path.join(self.work, "hls")
+                os.makedirs(hls_dir)
+                master = support.make_hls_ladder(hls_dir)
+                self.queue_items = []
+                for name in ("queue-a.mp4", "queue-b.mp4", "queue-c.mp4"):
+                    path = os.path.join(self.work, name)
+                    os.link(self.clip, path)
+                    self.queue_items.append(path)
+                self.hls_server = support.StaticServer(hls_dir)
+                self.servers.append(self.hls_server)
+                self.hls = f"{self.hls_server.url}/{master}"
+                self.collector = support.Collector()
+                self.servers.append(self.collector)
+                self.daemon = self.start_daemon("daemon-1", extra_args=("--analytics-url", self.collector.url))
                 self.start_browser()
             except Exception as error:  # nothing can run: every check fails
                 traceback.print_exc()
@@ -111,18 +146,7 @@ class DashboardTest:
         return 0 if failed == 0 and passed == CHECKS else 1
 
     def run_checks(self):
-        checks = [
-            self.check_page_loads,
-            self.check_follows_to_playing,
-            self.check_position_ticks,
-            self.check_pause_and_play_buttons,
-            self.check_math_cue,
-            self.check_preview,
-            self.check_open_from_page,
-            self.check_reconnect,
-            self.check_token,
-            self.check_console,
-        ]
+        checks = [getattr(self, name) for name in CHECK_NAMES]
         for number, check in enumerate(checks, 1):
             name = check.__doc__.strip().splitlines()[0]
             began = time.monotonic()
@@ -225,6 +249,225 @@ class DashboardTest:
         assert source.endswith(self.clip), f"the daemon plays {source!r}, not {self.clip}"
         self.wait_field("state", "playing")
 
+    def check_track_controls(self):
+        """The audio and subtitle pickers switch the daemon's tracks"""
+        self.api_open(self.tracks, subtitle=self.tracks_srt)
+        self.wait_for("two audio tracks in the audio picker",
+                      lambda: self.option_values("audio-track") == ["audio-1", "audio-2"],
+                      describe=lambda: f"options {self.option_values('audio-track')}")
+
+        def selected(kind):
+            return [t["id"] for t in self.daemon.snapshot()["tracks"][kind] if t.get("selected")]
+
+        self.choose("audio-track", "audio-2")
+        self.wait_api("audio-2 selected", lambda: selected("audio"), lambda ids: ids == ["audio-2"])
+        self.wait_for("the audio picker on audio-2", lambda: self.value_of("audio-track") == "audio-2",
+                      describe=lambda: f"it is on {self.value_of('audio-track')!r}")
+
+        subtitles = self.wait_for("the embedded and the external subtitle in the subtitle picker",
+                                  lambda: (lambda v: v if {"subtitle-1", "external-1"} <= set(v) else False)(
+                                      self.option_values("subtitle-track")),
+                                  describe=lambda: f"options {self.option_values('subtitle-track')}")
+        assert subtitles[0] == "", f"the subtitle picker's first choice is {subtitles[0]!r}, not off"
+        self.choose("subtitle-track", "subtitle-1")
+        self.wait_api("subtitle-1 selected", lambda: selected("subtitle"), lambda ids: ids == ["subtitle-1"])
+        self.choose("subtitle-track", "")
+        self.wait_api("no subtitle selected", lambda: selected("subtitle"), lambda ids: ids == [])
+        self.wait_for("the subtitle picker on off", lambda: self.value_of("subtitle-track") == "",
+                      describe=lambda: f"it is on {self.value_of('subtitle-track')!r}")
+        self.choose("subtitle-track", "external-1")
+        self.wait_api("external-1 selected", lambda: selected("subtitle"), lambda ids: ids == ["external-1"])
+
+    def check_variant_control(self):
+        """The quality picker pins an HLS variant and goes back to auto"""
+        self.api_open(self.hls)
+        variants = self.wait_api("the ladder's three variants", lambda: self.daemon.snapshot()["variants"],
+                                 lambda v: len(v) == 3)
+        ids = [v["id"] for v in sorted(variants, key=lambda v: v["bandwidth"])]
+        self.wait_for("auto and the three variants in the quality picker",
+                      lambda: sorted(self.option_values("variant")) == sorted(["auto"] + ids),
+                      describe=lambda: f"options {self.option_values('variant')}")
+        # As a viewer would, pick once the picture is up: a pin flushes the pipeline, and
+        # a flush before the first frame was ever on screen leaves the preview nothing to
+        # show for a moment (503 no_video, an error in the console).
+        self.wait_preview_frame()
+        # Pin a rung that is not the one playing, so that the switch is the pin's doing.
+        current = self.daemon.snapshot()["variant"].get("current")
+        target = ids[0] if current != ids[0] else ids[1]
+        self.choose("variant", target)
+        self.wait_api(f"{target} pinned and playing", lambda: self.daemon.snapshot()["variant"],
+                      lambda v: v["mode"] == "manual" and v["selected"] == target and v["current"] == target)
+        self.wait_for(f"the ladder's playing rung to be {target}",
+                      lambda: self.js("const li = document.querySelector('[data-field=ladder] li.current.pinned');"
+                                      "return li ? li.textContent : null"),
+                      describe=lambda: self.js("return document.querySelector('[data-field=ladder]').innerHTML"))
+        self.choose("variant", "auto")
+        self.wait_api("auto mode", lambda: self.daemon.snapshot()["variant"],
+                      lambda v: v["mode"] == "auto" and v["selected"] is None)
+        self.wait_for("the quality picker on auto", lambda: self.value_of("variant") == "auto",
+                      describe=lambda: f"it is on {self.value_of('variant')!r}")
+        # A file after it has no ladder: the picker must not offer the old one.
+        self.api_open(self.clip)
+        assert self.daemon.snapshot()["variants"] == [], "the daemon still reports variants for a file"
+        self.wait_for("the quality picker to offer only auto, disabled",
+                      lambda: self.option_values("variant") == ["auto"]
+                      and self.js("return document.querySelector('[data-action=variant]').disabled"),
+                      describe=lambda: f"options {self.option_values('variant')}")
+
+    def check_pip_controls(self):
+        """The picture-in-picture controls start, move, unmute, swap and stop the inset"""
+        self.api_open(self.clip)
+        form = self.form_of("pip-start")
+        self.fill(form, "pip-uri", self.clip)
+        self.choose_in(form, "pip-corner", "top-left")
+        self.choose_in(form, "pip-size", "0.2")
+        self.click_action("pip-start")
+        pip = self.wait_api("an inset playing at the top left", lambda: self.daemon.snapshot()["pip"],
+                            lambda p: p and p["state"] == "playing")
+        assert pip["muted"] is True, f"the inset is not muted: {pip}"
+        assert pip["uri"].endswith(self.clip), f"the inset plays {pip['uri']!r}"
+        self.assert_rect(pip["rect"], 0.05, 0.05, 0.2)
+        self.wait_for("the page to show the inset", lambda: self.attribute("pip-state", "data-state") == "playing",
+                      describe=lambda: f"pip-state {self.text('pip-state')!r}")
+
+        self.click_selector('[data-action="pip-move"][data-corner="bottom-right"]')
+        pip = self.wait_api("the inset at the bottom right", lambda: self.daemon.snapshot()["pip"],
+                            lambda p: p and abs(p["rect"]["x"] - 0.75) < 1e-6)
+        self.assert_rect(pip["rect"], 0.75, 0.75, 0.2)
+
+        self.wait_for("the mute button to offer unmuting", lambda: self.action_text("pip-mute") == "Unmute inset",
+                      describe=lambda: f"it reads {self.action_text('pip-mute')!r}")
+        self.click_action("pip-mute")
+        self.wait_api("the inset unmuted", lambda: self.daemon.snapshot()["pip"], lambda p: p and p["muted"] is False)
+        self.wait_for("the mute button to offer muting", lambda: self.action_text("pip-mute") == "Mute inset",
+                      describe=lambda: f"it reads {self.action_text('pip-mute')!r}")
+
+        self.click_action("pip-swap")
+        self.wait_api("the pictures swapped", lambda: self.daemon.snapshot()["pip"], lambda p: p and p["swapped"])
+        self.wait_for("the page to say swapped", lambda: "swapped" in (self.text("pip-state") or ""),
+                      describe=lambda: f"pip-state {self.text('pip-state')!r}")
+
+        self.click_action("pip-stop")
+        self.wait_api("no inset", lambda: self.daemon.snapshot()["pip"], lambda p: p is None)
+        self.wait_field("pip-state", "Off")
+
+    def check_watermark_controls(self):
+        """The watermark form shows, moves and removes the watermark"""
+        self.api_open(self.clip)
+        form = self.form_of("watermark-on")
+        self.fill(form, "watermark-text", "Browser test")
+        self.choose_in(form, "watermark-position", "top-left")
+        self.fill(form, "watermark-size", "8")
+        self.fill(form, "watermark-opacity", "50")
+        self.click_action("watermark-on")
+        wm = self.wait_api("the watermark", lambda: self.daemon.snapshot()["watermark"],
+                           lambda w: w and w.get("text") == "Browser test")
+        assert wm["position"] == "top-left", f"the watermark is at {wm['position']!r}, not top-left"
+        assert abs(wm["size"] - 0.08) < 1e-6, f"the watermark's size is {wm['size']}, not 0.08"
+        assert wm["color"].upper() == "#FFFFFF80", f"the watermark's colour is {wm['color']!r}, not #FFFFFF80"
+        self.wait_for("the page to show the watermark", lambda: "Browser test" in (self.text("watermark") or ""),
+                      describe=lambda: f"it reads {self.text('watermark')!r}")
+
+        self.choose_in(form, "watermark-position", "random")
+        interval = form.find_element(By.CSS_SELECTOR, "[name=watermark-interval]")
+        assert interval.is_displayed(), "the jump interval is not shown for a random position"
+        self.fill(form, "watermark-interval", "2")
+        self.click_action("watermark-on")
+        self.wait_api("a jumping watermark", lambda: self.daemon.snapshot()["watermark"],
+                      lambda w: w and w["position"] == "random" and w.get("interval") == 2)
+        self.wait_for("the page to say it jumps", lambda: "jumps every 2" in (self.text("watermark") or ""),
+                      describe=lambda: f"it reads {self.text('watermark')!r}")
+
+        self.click_action("watermark-off")
+        self.wait_api("no watermark", lambda: self.daemon.snapshot()["watermark"], lambda w: w is None)
+        self.wait_field("watermark", "None")
+
+    def check_queue_view(self):
+        """The queue view lists the items, follows the one playing, and its buttons move through it"""
+        a, b, c = self.queue_items
+        self.set_queue([a, b, c], loop=False)
+        self.wait_queue_page(3, 0)
+        assert self.attribute("queue-loop", "data-loop") == "off", \
+            f"queue-loop says {self.attribute('queue-loop', 'data-loop')!r} for a queue without loop"
+
+        self.click_action("queue-next")
+        self.wait_queue_api(1, b)
+        self.wait_queue_page(3, 1)
+        self.click_action("queue-next")
+        self.wait_queue_api(2, c)
+        self.wait_queue_page(3, 2)
+        self.wait_for("next to be disabled at the last item of a queue that does not loop",
+                      lambda: self.js("return document.querySelector('[data-action=queue-next]').disabled"))
+        self.click_action("queue-previous")
+        self.wait_queue_api(1, b)
+        self.wait_queue_page(3, 1)
+
+        # Moved by someone else: the page follows the queue event.
+        self.source_change("API POST /v1/queue/next")
+        status, reply = self.daemon.request("POST", "/v1/queue/next")
+        assert status == 200, f"POST /v1/queue/next answered {status}: {reply}"
+        self.wait_queue_page(3, 2)
+
+        self.set_queue([a, b], loop=True)
+        self.wait_queue_page(2, 0)
+        self.wait_for("queue-loop to say the queue loops", lambda: self.attribute("queue-loop", "data-loop") == "on",
+                      describe=lambda: f"it says {self.text('queue-loop')!r}")
+        self.click_action("queue-previous")  # at the first item of a looping queue: round to the last
+        self.wait_queue_api(1, b)
+        self.wait_queue_page(2, 1)
+        self.click_action("queue-next")
+        self.wait_queue_api(0, a)
+        self.wait_queue_page(2, 0)
+        self.sized_screenshot("dashboard-queue.png", 1280, 1700)
+
+        self.click_action("queue-clear")
+        self.wait_api("an empty queue", lambda: self.daemon.request("GET", "/v1/queue")[1],
+                      lambda q: q and q["items"] == [] and q["index"] is None)
+        self.wait_field("queue-summary", "Empty")
+        assert self.js("return document.querySelectorAll('[data-field=queue] li').length") == 0, \
+            "the queue list still has items after clearing"
+
+    def check_analytics_view(self):
+        """The analytics view shows the daemon's counters and last error, and drops the backlog"""
+        self.api_open(self.clip)
+
+        def status():
+            code, body = self.daemon.request("GET", "/v1/analytics")
+            assert code == 200, f"GET /v1/analytics answered {code}: {body}"
+            return body
+
+        self.wait_attribute("analytics-state", "data-enabled", "true")
+        first = self.wait_api("an event sent to the collector", status, lambda s: s["sent"] > 0 and s["pending"] == 0)
+        self.wait_counters_match(status)
+        url = self.text("analytics-url") or ""
+        assert self.collector.url in url, f"analytics-url reads {url!r}, not the collector's {self.collector.url}"
+
+        # Refused by the collector: failed.
+        self.collector.mode = "refuse"
+        self.api_pause_play()
+        self.wait_api("an event refused", status, lambda s: s["failed"] > first["failed"] and s["pending"] == 0)
+        self.wait_counters_match(status)
+
+        # The collector down: events wait, with the reason.
+        self.collector.mode = "down"
+        self.api_pause_play()
+        self.api_pause_play()
+        waiting = self.wait_api("events waiting with an error", status,
+                                lambda s: s["pending"] >= 2 and s.get("lastError"))
+        self.wait_counters_match(status)
+        self.wait_for("the last error on the page",
+                      lambda: self.text("analytics-error") and self.text("analytics-error") == status().get("lastError"),
+                      describe=lambda: f"it reads {self.text('analytics-error')!r}; the API says {status().get('lastError')!r}")
+        self.sized_screenshot("dashboard-analytics.png", 1280, 1700)
+        self.click_action("analytics-drop")
+        dropped = self.wait_api("the backlog dropped", status,
+                                lambda s: s["pending"] == 0 and s["dropped"] >= first["dropped"] + waiting["pending"])
+        self.wait_counters_match(status)
+        self.wait_for("the error row to go", lambda: not self.js(
+            "return !document.querySelector('[data-field=analytics-error-row]').hidden"))
+        assert dropped.get("lastError") is None, f"the API still reports an error: {dropped}"
+        self.collector.mode = "ok"
+
     def check_reconnect(self):
         """The page shows the daemon going away and reconnects to a new one on the same port"""
         self.wait_field("connection", "connected")
@@ -242,6 +485,8 @@ class DashboardTest:
         self.down_window = (down, time.time() * 1000)
         self.wait_field("connection", "connected")
         self.wait_field("state", "idle")  # the new daemon's state, not the old one's
+        # Asked again on the new connection: this daemon runs without --analytics-url.
+        self.wait_attribute("analytics-state", "data-enabled", "false")
 
     def check_token(self):
         """With --token the page asks for the token, then shows the state (also from #token=)"""
@@ -318,6 +563,79 @@ class DashboardTest:
                 return True
         return False
 
+    # MARK: API helpers
+
+    def wait_api(self, what, read, ok, timeout=WAIT):
+        """Polls `read()` (the daemon's API) until `ok(value)`; returns the value."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while True:
+            last = read()
+            if ok(last):
+                return last
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for the daemon to show {what}; "
+                                     f"it shows {last!r}")
+            time.sleep(0.1)
+
+    def source_change(self, label):
+        """Notes a change of source the test makes through the API: a preview frame on its
+        way then may be answered 503 (see `expected`)."""
+        self.stops.append((self.daemon.port, time.time() * 1000))
+        self.mark(f"{label} ({self.daemon.name})")
+
+    def api_open(self, uri, subtitle=None):
+        self.source_change(f"API open {os.path.basename(uri)}")
+        self.daemon.open(uri, subtitle=subtitle)
+        self.mark("the open answered: playing")
+        self.wait_field("state", "playing")
+
+    def set_queue(self, paths, loop):
+        self.source_change(f"API PUT /v1/queue ({len(paths)} items, loop {loop})")
+        status, reply = self.daemon.request("PUT", "/v1/queue", {"items": [{"uri": p} for p in paths], "loop": loop})
+        assert status == 200, f"PUT /v1/queue answered {status}: {reply}"
+
+    def wait_preview_frame(self):
+        """Until the preview shows a frame (fetched since the last source change: the page
+        hides the image while a source opens)."""
+        script = ("const i = document.querySelector('img[data-field=preview]');"
+                  "return Boolean(i && !i.hidden && i.naturalWidth > 0)")
+        self.wait_for("a frame in the preview", lambda: self.js(script))
+
+    def wait_queue_api(self, index, path):
+        self.wait_api(f"queue item {index} ({os.path.basename(path)}) playing",
+                      lambda: (self.daemon.request("GET", "/v1/queue")[1], self.daemon.snapshot()),
+                      lambda pair: pair[0]["index"] == index
+                      and (pair[1].get("source") or {}).get("uri", "").endswith(path))
+
+    def wait_queue_page(self, count, index):
+        script = ("return Array.from(document.querySelectorAll('[data-field=queue] li'))"
+                  ".map(li => li.classList.contains('current') + ':' + li.getAttribute('aria-current'))")
+        want = [("true:true" if i == index else "false:null") for i in range(count)]
+        self.wait_for(f"{count} queue items with item {index} current", lambda: self.js(script) == want,
+                      describe=lambda: f"items {self.js(script)}, summary {self.text('queue-summary')!r}")
+        self.wait_field("queue-summary", f"Item {index + 1} of {count}")
+
+    def api_pause_play(self):
+        """A pause records a `playing` analytics event; the play after it keeps the clip going."""
+        for verb, state in (("pause", "paused"), ("play", "playing")):
+            status, reply = self.daemon.request("POST", f"/v1/player/{verb}?wait={state}")
+            assert status == 200, f"POST /v1/player/{verb} answered {status}: {reply}"
+
+    def wait_counters_match(self, status):
+        """Until the page's four counters read what GET /v1/analytics says."""
+        names = ("pending", "sent", "failed", "dropped")
+
+        def page():
+            return {n: self.attribute(f"analytics-{n}", "data-value") for n in names}
+
+        def matches():
+            api = status()
+            return page() == {n: str(api[n]) for n in names}
+
+        self.wait_for("the page's analytics counters to match GET /v1/analytics", matches,
+                      describe=lambda: f"page {page()}, API {status()}")
+
     # MARK: page helpers
 
     def start_browser(self):
@@ -342,12 +660,13 @@ class DashboardTest:
         self.driver.set_page_load_timeout(WAIT)
         self.driver.set_script_timeout(10)
 
-    def start_daemon(self, name, listen="127.0.0.1:0", token=None):
+    def start_daemon(self, name, listen="127.0.0.1:0", token=None, extra_args=()):
         # The same port can take a moment to be free again after the old daemon exits.
         deadline = time.monotonic() + 10
         while True:
             try:
-                daemon = support.Daemon(self.args.marquee, self.work, name, listen=listen, token=token)
+                daemon = support.Daemon(self.args.marquee, self.work, name, listen=listen, token=token,
+                                        extra_args=extra_args)
                 break
             except RuntimeError:
                 if listen.endswith(":0") or time.monotonic() > deadline:
@@ -409,6 +728,56 @@ class DashboardTest:
     def wait_field(self, field, value, timeout=WAIT):
         self.wait_for(f"[data-field={field}] to read {value!r}", lambda: self.text(field) == value,
                       timeout, describe=lambda: f"it reads {self.text(field)!r}")
+
+    def wait_attribute(self, field, name, value, timeout=WAIT):
+        self.wait_for(f"[data-field={field}] {name}={value!r}", lambda: self.attribute(field, name) == value,
+                      timeout, describe=lambda: f"it is {self.attribute(field, name)!r} ({self.text(field)!r})")
+
+    def option_values(self, action):
+        return self.js("const s = document.querySelector(`[data-action=\"${arguments[0]}\"]`);"
+                       "return s ? Array.from(s.options).map(o => o.value) : null", action)
+
+    def value_of(self, action):
+        return self.js("const s = document.querySelector(`[data-action=\"${arguments[0]}\"]`);"
+                       "return s ? s.value : null", action)
+
+    def action_text(self, action):
+        return self.js("const e = document.querySelector(`[data-action=\"${arguments[0]}\"]`);"
+                       "return e ? e.textContent.trim() : null", action)
+
+    def choose(self, action, value):
+        """Picks `value` in the <select data-action=action> as a viewer would."""
+        from selenium.webdriver.support.select import Select
+        element = self.find_action(action)
+        self.mark(f"choose {value!r} in [data-action={action}]")
+        Select(element).select_by_value(value)
+
+    def form_of(self, action):
+        form = self.js("return arguments[0].form", self.find_action(action))
+        assert form is not None, f"[data-action={action}] is not inside a form"
+        return form
+
+    def fill(self, form, name, value):
+        field = form.find_element(By.CSS_SELECTOR, f"[name={name}]")
+        field.clear()
+        field.send_keys(value)
+
+    def choose_in(self, form, name, value):
+        from selenium.webdriver.support.select import Select
+        Select(form.find_element(By.CSS_SELECTOR, f"select[name={name}]")).select_by_value(value)
+
+    def click_selector(self, selector):
+        element = self.wait_for(f"a displayed, enabled {selector}", lambda: next(
+            (e for e in self.driver.find_elements(By.CSS_SELECTOR, selector) if e.is_displayed() and e.is_enabled()),
+            False))
+        self.mark(f"click {selector}")
+        element.click()
+
+    @staticmethod
+    def assert_rect(rect, x, y, size):
+        got = (rect["x"], rect["y"], rect["width"], rect["height"])
+        assert all(abs(g - w) < 1e-6 for g, w in zip(got, (x, y, size, size))), \
+            f"the inset's rect is {rect}, not x {x}, y {y}, {size} square"
 
     def find_action(self, action):
         return self.wait_for(f"a displayed, enabled [data-action={action}]",
@@ -499,6 +868,8 @@ class DashboardTest:
             process.wait()
         for daemon in self.daemons:
             daemon.stop()
+        for server in self.servers:
+            server.stop()
         shutil.rmtree(self.work, ignore_errors=True)
 
 

@@ -5,7 +5,9 @@ Standard library only.
 """
 
 import fcntl
+import functools
 import hashlib
+import http.server
 import json
 import os
 import select
@@ -94,6 +96,202 @@ def make_media(directory, seconds=20):
     with open(srt, "w") as f:
         f.write(f"1\n00:00:00,300 --> 00:00:{end:02d},000\nThe area grows like $$x^2 + 1$$\n\n")
     return mp4, srt
+
+
+def _launch(pipeline, output):
+    try:
+        result = subprocess.run(["gst-launch-1.0", "-q"] + pipeline, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise RuntimeError("gst-launch-1.0 is not on PATH (Debian: gstreamer1.0-tools)")
+    if result.returncode != 0:
+        raise RuntimeError(f"gst-launch-1.0 failed to make {output}: {result.stderr.strip()}")
+
+
+def _tone(seconds, freq, tags=None):
+    """An AAC tone branch for a gst-launch line, one video frame (1/30 s) per buffer; the
+    caller links it into its muxer."""
+    branch = ["audiotestsrc", f"num-buffers={seconds * 30}", "samplesperbuffer=1600", "wave=sine", f"freq={freq}",
+              "!", "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!", "avenc_aac", "!", "aacparse"]
+    if tags:
+        branch += ["!", "taginject", f"tags={tags}"]
+    return branch + ["!", "queue"]
+
+
+def make_tracks_media(directory, seconds=20):
+    """A Matroska file with H.264 video, two AAC audio tracks ("English" en at 440 Hz,
+    "French" fr at 880 Hz) and an embedded subtitle track ("Deutsch", de); and an SRT file
+    to open beside it. Returns (mkv path, srt path)."""
+    mkv = os.path.join(directory, "tracks.mkv")
+    embedded = os.path.join(directory, "embedded.srt")
+    srt = os.path.join(directory, "tracks.srt")
+    end = seconds - 1
+    with open(embedded, "w") as f:
+        f.write(f"1\n00:00:00,300 --> 00:00:{end:02d},000\nDeutsch\n\n")
+    with open(srt, "w") as f:
+        f.write(f"1\n00:00:00,300 --> 00:00:{end:02d},000\nExternal\n\n")
+    _launch([
+        "videotestsrc", f"num-buffers={seconds * 30}", "pattern=ball",
+        "!", "video/x-raw,format=I420,width=320,height=180,framerate=30/1",
+        "!", "x264enc", "key-int-max=30", "speed-preset=ultrafast", "bitrate=300", "threads=1",
+        "!", "h264parse", "!", "queue", "!", "matroskamux", "name=mux", "!", "filesink", f"location={mkv}",
+        *_tone(seconds, 440, "language-code=en,title=English"), "!", "mux.",
+        *_tone(seconds, 880, "language-code=fr,title=French"), "!", "mux.",
+        "filesrc", f"location={embedded}", "!", "subparse", "!", "taginject", "tags=language-code=de,title=Deutsch",
+        "!", "queue", "!", "mux.",
+    ], mkv)
+    return mkv, srt
+
+
+# The ladder's rungs: size, the BANDWIDTH the master playlist declares (nominal, so the
+# order is fixed whatever the encoder makes of the picture) and the encoder's bit rate.
+HLS_RUNGS = ((320, 180, 500_000, 300), (480, 270, 1_000_000, 600), (640, 360, 2_000_000, 1000))
+
+
+def make_hls_ladder(directory, seconds=12):
+    """A VOD HLS ladder under `directory`: master.m3u8 and three variants v0..v2 (HLS_RUNGS),
+    each H.264 + AAC in MPEG-TS segments of one second. Serve `directory` with StaticServer
+    (hlsdemux2 reads no file://). Returns the master playlist's path relative to it.
+
+    Each variant is one `mpegtsmux ! filesink` run, cut into segments here at its keyframes
+    (one a second): not splitmuxsink or hlssink2, whose pipelines on GStreamer 1.22 now and
+    then never see EOS after writing everything (Tests/TestMedia/HLSFixtures.swift)."""
+    master = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+    for index, (width, height, bandwidth, kbps) in enumerate(HLS_RUNGS):
+        folder = os.path.join(directory, f"v{index}")
+        os.makedirs(folder, exist_ok=True)
+        whole = os.path.join(folder, "whole.ts")
+        _launch([
+            "videotestsrc", f"num-buffers={seconds * 30}", "pattern=smpte", "horizontal-speed=2",
+            "!", f"video/x-raw,format=I420,width={width},height={height},framerate=30/1",
+            "!", "x264enc", "key-int-max=30", "option-string=scenecut=0", "speed-preset=ultrafast",
+            f"bitrate={kbps}", "threads=1",
+            "!", "h264parse", "!", "queue", "!", "mpegtsmux", "name=mux", "!", "filesink", f"location={whole}",
+            *_tone(seconds, 440), "!", "mux.",
+        ], whole)
+        with open(whole, "rb") as f:
+            data = f.read()
+        os.remove(whole)
+        durations = []
+        for number, (chunk, duration) in enumerate(_cut_ts(data, seconds)):
+            with open(os.path.join(folder, f"segment{number:05d}.ts"), "wb") as f:
+                f.write(chunk)
+            durations.append(duration)
+        if len(durations) < seconds - 1:
+            raise RuntimeError(f"{whole} cut into {len(durations)} segments, not about {seconds}")
+        playlist = (f"#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:{round(max(durations))}\n"
+                    "#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                    + "".join(f"#EXTINF:{d:.3f},\nsegment{n:05d}.ts\n" for n, d in enumerate(durations))
+                    + "#EXT-X-ENDLIST\n")
+        with open(os.path.join(folder, "index.m3u8"), "w") as f:
+            f.write(playlist)
+        master += (f"#EXT-X-STREAM-INF:BANDWIDTH={bandwidth},RESOLUTION={width}x{height},"
+                   f"CODECS=\"avc1.42c01e,mp4a.40.2\"\nv{index}/index.m3u8\n")
+    with open(os.path.join(directory, "master.m3u8"), "w") as f:
+        f.write(master)
+    return "master.m3u8"
+
+
+def _cut_ts(data, seconds):
+    """Cuts an MPEG-TS stream before each video keyframe (a PES of stream 0xE0 starting in a
+    packet flagged random access) at or after each whole second; every segment after the
+    first starts with copies of the stream's first PAT and PMT. Yields (bytes, seconds)."""
+    size = 188
+    packets = [data[i:i + size] for i in range(0, len(data) - size + 1, size)]
+    if not packets or any(p[0] != 0x47 for p in packets):
+        raise RuntimeError("not an MPEG-TS stream of 188-byte packets")
+    tables = []  # the first PAT (PID 0) and the PMT after it
+    cuts = []  # (packet index, pts in seconds)
+    for i, p in enumerate(packets):
+        pid = ((p[1] & 0x1F) << 8) | p[2]
+        pusi = p[1] & 0x40
+        control = (p[3] >> 4) & 3
+        payload = 4
+        random_access = False
+        if control in (2, 3):
+            length = p[4]
+            random_access = length > 0 and bool(p[5] & 0x40)
+            payload = 5 + length
+        if pusi and len(tables) < 2 and (pid == 0 or tables):
+            tables.append(p)
+        if not (pusi and random_access and control in (1, 3)):
+            continue
+        pes = p[payload:]
+        if pes[:4] != b"\x00\x00\x01\xe0" or not pes[7] & 0x80:
+            continue
+        b = pes[9:14]
+        pts = (((b[0] >> 1) & 7) << 30 | b[1] << 22 | (b[2] >> 1) << 15 | b[3] << 7 | b[4] >> 1) / 90000
+        if not cuts or pts - cuts[0][1] >= len(cuts) - 0.01:
+            cuts.append((i, pts))
+    if len(tables) < 2 or not cuts:
+        raise RuntimeError("no PAT/PMT or no keyframe found in the MPEG-TS stream")
+    cuts[0] = (0, cuts[0][1])
+    for n, (start, pts) in enumerate(cuts):
+        last = n + 1 == len(cuts)
+        end = len(packets) if last else cuts[n + 1][0]
+        duration = (seconds - (pts - cuts[0][1])) if last else cuts[n + 1][1] - pts
+        head = b"" if n == 0 else b"".join(tables)
+        yield head + b"".join(packets[start:end]), duration
+
+
+# MARK: HTTP servers the daemon talks to
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {".m3u8": "application/vnd.apple.mpegurl", ".ts": "video/mp2t", "": "application/octet-stream"}
+
+    def log_message(self, *args):
+        pass
+
+
+class StaticServer:
+    """Serves `directory` on 127.0.0.1 (a free port) from a thread: the HLS ladder."""
+
+    def __init__(self, directory):
+        handler = functools.partial(_QuietHandler, directory=directory)
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Collector:
+    """An analytics collector on 127.0.0.1 for `--analytics-url`: it keeps every event
+    posted to it and answers by `mode`: "ok" (204), "refuse" (400: the daemon marks the
+    event failed) or "down" (503: the daemon keeps it pending and retries)."""
+
+    def __init__(self):
+        self.mode = "ok"
+        self.events = []
+        collector = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                status = {"ok": 204, "refuse": 400, "down": 503}[collector.mode]
+                if status == 204:
+                    try:
+                        collector.events.append(json.loads(body))
+                    except ValueError:
+                        collector.events.append(body)
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/events"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 # MARK: the daemon

@@ -2,13 +2,16 @@
 // module does one thing; this one only connects them.
 
 import * as api from './api.js';
+import { followAnalytics } from './analytics-feed.js';
 import { connectEvents } from './events.js';
 import { createStore } from './state.js';
+import { mountAnalytics } from './view-analytics.js';
 import { mountAuth } from './view-auth.js';
 import { mountKeyboard } from './keyboard.js';
 import { mountOpen } from './view-open.js';
 import { mountOutput } from './view-output.js';
 import { mountPreview } from './view-preview.js';
+import { mountQueue } from './view-queue.js';
 import { mountSettings } from './view-settings.js';
 import { mountStatus } from './view-status.js';
 import { mountTracks } from './view-tracks.js';
@@ -34,6 +37,10 @@ async function command(method, path, body) {
 }
 
 const preview = mountPreview({ fetchBlob: api.fetchBlob });
+const analytics = followAnalytics({
+  fetchStatus: () => api.call('GET', '/v1/analytics'),
+  onStatus: (status) => store.setAnalytics(status ?? { unavailable: true }),
+});
 
 const actions = {
   open: (body) => {
@@ -59,6 +66,15 @@ const actions = {
   pipStop: () => command('DELETE', '/v1/pip'),
   watermarkSet: (body) => command('PUT', '/v1/overlays/watermark', body),
   watermarkRemove: () => command('DELETE', '/v1/overlays/watermark'),
+  // No preview hold here, unlike open and stop: another item opens at once, and the daemon
+  // holds a frame request while a source opens rather than answer 503. Cancelling the
+  // request on its way would not free it on the daemon, which encodes at most 4 at once:
+  // a few quick clicks would pile up held requests and get 429s.
+  queueNext: () => command('POST', '/v1/queue/next'),
+  queuePrevious: () => command('POST', '/v1/queue/previous'),
+  queueClear: () => command('PUT', '/v1/queue', { items: [] }),
+  // No event tells of a drop: the counters are asked for again once it is done.
+  analyticsDrop: () => command('DELETE', '/v1/analytics').finally(analytics.refresh),
 };
 
 const renders = [
@@ -68,6 +84,8 @@ const renders = [
   mountSettings({ actions }),
   mountTracks({ actions }),
   mountOutput({ actions }),
+  mountQueue({ actions }),
+  mountAnalytics({ actions }),
 ];
 mountOpen({ actions });
 mountKeyboard({ actions, getPlayer: () => store.state.player });
@@ -93,6 +111,9 @@ store.onLiveGapUnknown(async () => {
 connectEvents({
   probe: () => api.call('GET', '/v1/player'),
   url: () => api.socketURL('/v1/events'),
-  onEvent: (event) => store.applyEvent(event),
+  onEvent: (event) => {
+    store.applyEvent(event);
+    analytics.onEvent(event);
+  },
   onStatus: (status, info) => store.setConnection(status, info),
 });

@@ -23,6 +23,7 @@ export function emptyPlayer() {
     pip: null,
     watermark: null,
     subtitleStyle: null,
+    queue: null,
     cue: null,
     error: null,
     // Not the daemon's: the distance from the live edge to the end of the seekable range
@@ -66,7 +67,12 @@ export function applyEvent(player, { type, data }) {
       player.state = data.state;
       if (data.state === 'opening') {
         // A new source: the old one's timeline means nothing for it.
-        Object.assign(player, { position: null, duration: null, seekable: null, live: null, cue: null, abLoop: null, liveGap: null });
+        // Nor its HLS ladder: the daemon announces a new ladder when it reads one, but not
+        // that a new source has none.
+        Object.assign(player, {
+          position: null, duration: null, seekable: null, live: null, cue: null, abLoop: null, liveGap: null,
+          variants: [], variant: { mode: 'auto', selected: null, current: null },
+        });
       }
       // The error belongs to the failed session; anything after it (a new open) clears it.
       if (data.state !== 'error') player.error = null;
@@ -150,6 +156,9 @@ export function createStore() {
     connection: { status: 'disconnected', retryInMs: null, everConnected: false, everFailed: false },
     commandError: null,
     reconnecting: null,
+    // GET /v1/analytics as last answered (not part of the snapshot); null until asked,
+    // {unavailable: true} from a daemon without it.
+    analytics: null,
   };
   const listeners = [];
   let scheduled = false;
@@ -187,6 +196,16 @@ export function createStore() {
       } else if (event.type === 'recovered' || event.type === 'snapshot' || (event.type === 'source' && !event.data)) {
         state.reconnecting = null;
       }
+      if (event.type === 'analytics' && state.analytics?.enabled) {
+        // The pending count at once; the totals follow from GET /v1/analytics.
+        state.analytics = {
+          ...state.analytics,
+          pending: event.data.pending,
+          // The daemon reports the last error only while events wait.
+          lastError: event.data.pending === 0 ? null
+            : (event.data.outcome === 'retrying' ? (event.data.reason ?? state.analytics.lastError) : state.analytics.lastError),
+        };
+      }
       notify();
     },
     setConnection(status, info = {}) {
@@ -198,6 +217,10 @@ export function createStore() {
         // Since the last connection: keeps the banner up between attempts.
         everFailed: !connected && (state.connection.everFailed || status === 'disconnected'),
       };
+      notify();
+    },
+    setAnalytics(status) {
+      state.analytics = status;
       notify();
     },
     setCommandError(error) {

@@ -28,7 +28,8 @@ function cornerOf(rect) {
 
 /// "#ffffff" and 70 (%) -> "#FFFFFFB3".
 function rgba(hex, opacityPercent) {
-  const alpha = Math.round(Math.min(100, Math.max(0, opacityPercent)) * 2.55);
+  // * 255 / 100, not * 2.55: 50 * 2.55 is 127.4999… in binary and would round to 7F.
+  const alpha = Math.round((Math.min(100, Math.max(0, opacityPercent)) * 255) / 100);
   return `${hex.toUpperCase()}${alpha.toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
