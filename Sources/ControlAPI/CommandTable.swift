@@ -69,7 +69,7 @@ public struct CommandDescriptor: Sendable {
     }
 }
 
-private func decoding<Body: Decodable>(_ type: Body.Type, _ make: @escaping @Sendable (Body) -> Command) -> @Sendable (Data) throws(APIError) -> Command {
+private func decoding<Body: Decodable & SendableMetatype>(_ type: Body.Type, _ make: @escaping @Sendable (Body) -> Command) -> @Sendable (Data) throws(APIError) -> Command {
     { (data: Data) throws(APIError) -> Command in make(try JSONCoding.decodeBody(Body.self, from: data)) }
 }
 
