@@ -13,6 +13,7 @@ public struct PlayerSettings: Sendable, Equatable {
     public var volume: Double = 1
     public var muted = false
     public var audioDelay: Double = 0
+    public var subtitleDelay: Double = 0
     public var `repeat`: RepeatMode = .none
     public var subtitleStyle = SubtitleStyle()
 
@@ -27,6 +28,8 @@ public struct PlayerSettings: Sendable, Equatable {
         .boolean("muted", \.muted, help: "Mutes the audio output."),
         .number("audioDelay", \.audioDelay, range: -60...60, unit: " seconds",
                 help: "Seconds the audio is delayed against the video (negative: audio earlier)."),
+        .number("subtitleDelay", \.subtitleDelay, range: -60...60, unit: " seconds",
+                help: "Seconds subtitle cues are shown later than their timing (negative: earlier), external and embedded; applied to the cue on screen at once. An embedded cue cannot come before the stream delivers it, so a negative value only ends it earlier."),
         .choice("repeat", \.repeat, schema: "RepeatMode", values: ["none", "one", "all"],
                 help: "`none` ends at the end; `one` repeats the item; `all` loops the queue (a single item when there is none)."),
         .object("subtitleStyle", \.subtitleStyle, schema: "SubtitleStyle", patch: SubtitleStylePatch.self, patchSchema: "SubtitleStylePatch",
