@@ -130,10 +130,14 @@ public struct LiveInfo: Codable, Sendable, Equatable {
     public var behind: Double
     /// Seconds that can be played back from (the edge minus the oldest seekable point).
     public var window: Double
-    public init(edge: Double, behind: Double, window: Double) {
+    /// In `live` events only (the snapshot has its own `seekable`): the range a seek may go
+    /// to now, so a client can draw its timeline from events alone. Left out when nil.
+    public var seekable: TimeRange?
+    public init(edge: Double, behind: Double, window: Double, seekable: TimeRange? = nil) {
         self.edge = edge
         self.behind = behind
         self.window = window
+        self.seekable = seekable
     }
 }
 

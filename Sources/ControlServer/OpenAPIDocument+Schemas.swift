@@ -46,7 +46,7 @@ extension OpenAPIDocument {
        "LiveInfo":{
         "type":"object",
         "required":["edge","behind","window"],
-        "properties":{"edge":{"type":"number","description":"The newest recorded moment, in the timeline of position (for timeshift: seconds since recording started)."},"behind":{"type":"number","minimum":0,"description":"How many seconds the output is behind the live edge."},"window":{"type":"number","description":"Seconds that can be gone back: edge minus seekable.start."}}
+        "properties":{"edge":{"type":"number","description":"The newest recorded moment, in the timeline of position (for timeshift: seconds since recording started)."},"behind":{"type":"number","minimum":0,"description":"How many seconds the output is behind the live edge."},"window":{"type":"number","description":"Seconds that can be gone back: edge minus seekable.start."},"seekable":{"$ref":"#/components/schemas/TimeRange","description":"In `live` events only (the snapshot has its own `seekable`): the range a seek may go to now, as the snapshot's `seekable`."}}
        },
        "ABLoop":{"type":"object","required":["a","b"],"additionalProperties":false,"properties":{"a":{"type":"number","minimum":0,"description":"Seconds."},"b":{"type":"number","description":"Seconds."}}},
        "PlayerSnapshot":{

@@ -112,6 +112,14 @@ final class EventEncodingTests: XCTestCase {
         XCTAssertFalse(PlayerEvent.snapshot(PlayerSnapshot()).isLatestValue)
     }
 
+    func testLiveEventCarriesSeekable() {
+        let live = LiveInfo(edge: 30, behind: 4, window: 20, seekable: TimeRange(start: 7, end: 27))
+        assertJSONEqual(JSONCoding.encode(EventEnvelope(seq: 5, event: .live(live))),
+                        #"{"seq": 5, "type": "live", "data": {"edge": 30, "behind": 4, "window": 20, "seekable": {"start": 7, "end": 27}}}"#)
+        // The snapshot's `live` leaves it out: the snapshot has its own `seekable`.
+        assertJSONEqual(JSONCoding.encode(LiveInfo(edge: 30, behind: 4, window: 20)), #"{"edge": 30, "behind": 4, "window": 20}"#)
+    }
+
     func testSlashesAreNotEscaped() {
         let text = encodedText(EventEnvelope(seq: 9, event: .source(SourceInfo(uri: "file:///media/a/b.mp4", kind: .file))))
         XCTAssertTrue(text.contains(#""uri":"file:///media/a/b.mp4""#), text)
