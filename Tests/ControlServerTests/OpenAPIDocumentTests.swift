@@ -91,6 +91,7 @@ final class OpenAPIDocumentTests: XCTestCase {
         let doc = try document()
         let types = Self.everyEvent.map(Self.eventTypeName)
         XCTAssertEqual(Set(types).count, types.count, "everyEvent lists a type twice")
+        XCTAssertEqual(types, PlayerEvent.types, "PlayerEvent.types, in order")
         let event = try schema("Event", in: doc)
         let properties = try XCTUnwrap(event["properties"] as? [String: Any])
         let documented = try XCTUnwrap((properties["type"] as? [String: Any])?["enum"] as? [String])
