@@ -23,61 +23,6 @@ public enum Command: Sendable, Equatable {
     case queueSet(QueueRequest)
     case queueNext
     case queuePrevious
-
-    /// The names used over the WebSocket (`{"command": "seek"}`).
-    public static let names = ["open", "play", "pause", "stop", "seek", "live", "set", "variant", "audio", "subtitle",
-                               "pip.start", "pip.update", "pip.stop", "pip.swap", "watermark", "watermark.remove",
-                               "queue.set", "queue.next", "queue.previous"]
-
-    public var name: String {
-        switch self {
-        case .open: return "open"
-        case .play: return "play"
-        case .pause: return "pause"
-        case .stop: return "stop"
-        case .seek: return "seek"
-        case .live: return "live"
-        case .set: return "set"
-        case .variant: return "variant"
-        case .audio: return "audio"
-        case .subtitle: return "subtitle"
-        case .pipStart: return "pip.start"
-        case .pipUpdate: return "pip.update"
-        case .pipStop: return "pip.stop"
-        case .pipSwap: return "pip.swap"
-        case .watermark: return "watermark"
-        case .watermarkRemove: return "watermark.remove"
-        case .queueSet: return "queue.set"
-        case .queueNext: return "queue.next"
-        case .queuePrevious: return "queue.previous"
-        }
-    }
-
-    /// Decodes a command from its name and JSON arguments (an HTTP body or WebSocket `args`).
-    public static func decode(name: String, arguments: Data) throws(APIError) -> Command {
-        switch name {
-        case "open": return .open(try JSONCoding.decodeBody(OpenRequest.self, from: arguments))
-        case "play": return .play
-        case "pause": return .pause
-        case "stop": return .stop
-        case "seek": return .seek(try JSONCoding.decodeBody(SeekRequest.self, from: arguments))
-        case "live": return .live
-        case "set": return .set(try JSONCoding.decodeBody(SettingsPatch.self, from: arguments))
-        case "variant": return .variant(try JSONCoding.decodeBody(VariantRequest.self, from: arguments))
-        case "audio": return .audio(try JSONCoding.decodeBody(TrackRequest.self, from: arguments))
-        case "subtitle": return .subtitle(try JSONCoding.decodeBody(SubtitleRequest.self, from: arguments))
-        case "pip.start": return .pipStart(try JSONCoding.decodeBody(PipStartRequest.self, from: arguments))
-        case "pip.update": return .pipUpdate(try JSONCoding.decodeBody(PipUpdateRequest.self, from: arguments))
-        case "pip.stop": return .pipStop
-        case "pip.swap": return .pipSwap
-        case "watermark": return .watermark(try JSONCoding.decodeBody(WatermarkRequest.self, from: arguments))
-        case "watermark.remove": return .watermarkRemove
-        case "queue.set": return .queueSet(try JSONCoding.decodeBody(QueueRequest.self, from: arguments))
-        case "queue.next": return .queueNext
-        case "queue.previous": return .queuePrevious
-        default: throw APIError(.invalidArgument, "unknown command '\(name)'")
-        }
-    }
 }
 
 public struct TimeshiftRequest: Codable, Sendable, Equatable {
@@ -119,6 +64,10 @@ public struct OpenRequest: Codable, Sendable, Equatable {
 
     public var needsRequestHeaders: Bool { !requestHeaders.isEmpty || !(keyHeaders ?? [:]).isEmpty }
 
+    /// The fields of the body.
+    public static let fields = ["uri", "start", "autoplay", "headers", "timeshift", "subtitle", "contentId", "userId", "originalUrl",
+                                "watched", "kind", "referer", "userAgent", "keyHeaders"]
+
     public init(uri: String, start: Double? = nil, autoplay: Bool? = nil) {
         self.uri = uri
         self.start = start
@@ -126,9 +75,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["uri", "start", "autoplay", "headers", "timeshift", "subtitle",
-                                                      "contentId", "userId", "originalUrl", "watched",
-                                                      "kind", "referer", "userAgent", "keyHeaders"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uri = try c.decode(String.self, forKey: .uri)
         start = try c.decodeIfPresent(Double.self, forKey: .start)
@@ -176,6 +123,7 @@ public struct SeekRequest: Codable, Sendable, Equatable {
     public var position: Double?
     public var offset: Double?
     public var exact: Bool?
+    public static let fields = ["position", "offset", "exact"]
 
     public init(position: Double? = nil, offset: Double? = nil, exact: Bool? = nil) {
         self.position = position
@@ -184,7 +132,7 @@ public struct SeekRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["position", "offset", "exact"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         position = try c.decodeIfPresent(Double.self, forKey: .position)
         offset = try c.decodeIfPresent(Double.self, forKey: .offset)
@@ -201,66 +149,16 @@ public struct SeekRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// PATCH /v1/player: any subset of the settings.
-public struct SettingsPatch: Codable, Sendable, Equatable {
-    public static let rateRange = 0.1...10.0
-    public static let volumeRange = 0.0...10.0
-    public static let audioDelayRange = -60.0...60.0
-
-    public var rate: Double?
-    public var volume: Double?
-    public var muted: Bool?
-    /// Seconds the audio is delayed against the video (negative: audio earlier).
-    public var audioDelay: Double?
-    public var `repeat`: RepeatMode?
-    public var subtitleStyle: SubtitleStylePatch?
-    /// `{"a", "b"}` loops that section; `null` ends the loop (then `clearsABLoop` is true).
-    public var abLoop: ABLoop?
-    public var clearsABLoop = false
-
-    private enum CodingKeys: String, CodingKey { case rate, volume, muted, audioDelay, `repeat`, subtitleStyle, abLoop }
-
-    public init(rate: Double? = nil, volume: Double? = nil, muted: Bool? = nil, audioDelay: Double? = nil, repeat: RepeatMode? = nil,
-                subtitleStyle: SubtitleStylePatch? = nil) {
-        self.rate = rate
-        self.volume = volume
-        self.muted = muted
-        self.audioDelay = audioDelay
-        self.repeat = `repeat`
-        self.subtitleStyle = subtitleStyle
-    }
-
-    public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["rate", "volume", "muted", "audioDelay", "repeat", "subtitleStyle", "abLoop"])
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        rate = try c.decodeIfPresent(Double.self, forKey: .rate)
-        volume = try c.decodeIfPresent(Double.self, forKey: .volume)
-        muted = try c.decodeIfPresent(Bool.self, forKey: .muted)
-        audioDelay = try c.decodeIfPresent(Double.self, forKey: .audioDelay)
-        self.repeat = try c.decodeIfPresent(RepeatMode.self, forKey: .repeat)
-        subtitleStyle = try c.decodeIfPresent(SubtitleStylePatch.self, forKey: .subtitleStyle)
-        abLoop = try c.decodeIfPresent(ABLoop.self, forKey: .abLoop)
-        clearsABLoop = c.contains(.abLoop) && abLoop == nil
-        if let rate, !Self.rateRange.contains(rate) {
-            throw APIError(.invalidArgument, "'rate' must be between 0.1 and 10")
-        }
-        if let volume, !Self.volumeRange.contains(volume) {
-            throw APIError(.invalidArgument, "'volume' must be between 0 and 10 (1 is unchanged)")
-        }
-        if let audioDelay, !Self.audioDelayRange.contains(audioDelay) {
-            throw APIError(.invalidArgument, "'audioDelay' must be between -60 and 60 seconds")
-        }
-    }
-}
-
 /// POST /v1/player/variant: a variant id, or "auto".
 public struct VariantRequest: Codable, Sendable, Equatable {
     public var id: String
+    public static let fields = ["id"]
 }
 
 /// POST /v1/player/tracks/audio
 public struct TrackRequest: Codable, Sendable, Equatable {
     public var id: String
+    public static let fields = ["id"]
     public init(id: String) { self.id = id }
 }
 
@@ -270,12 +168,13 @@ public struct TrackRequest: Codable, Sendable, Equatable {
 public struct SubtitleRequest: Codable, Sendable, Equatable {
     public var id: String?
     public var uri: String?
+    public static let fields = ["id", "uri"]
     public init(id: String?) { self.id = id }
     public init(uri: String) { self.uri = uri }
     private enum CodingKeys: String, CodingKey { case id, uri }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["id", "uri"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         guard c.contains(.id) != c.contains(.uri) else {
             throw APIError(.invalidArgument, "give 'id' (null turns subtitles off) or 'uri' (an external subtitle file)")

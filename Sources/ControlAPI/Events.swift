@@ -54,6 +54,11 @@ public enum PlayerEvent: Sendable, Equatable {
         }
     }
 
+    /// Every event type, as `type` names them (a test keeps the two in step).
+    public static let types = ["snapshot", "state", "position", "buffering", "tracks", "seek", "settings", "source", "variants",
+                               "variant", "live", "reconnecting", "recovered", "pip", "watermark", "cue", "analytics", "queue",
+                               "error", "eos"]
+
     /// Latest-value events: when a client's queue must drop events, a newer one of the
     /// same type makes an older one redundant.
     public var isLatestValue: Bool {
@@ -123,38 +128,6 @@ public struct SeekUpdate: Codable, Sendable, Equatable {
     public init(position: Double, exact: Bool) {
         self.position = position
         self.exact = exact
-    }
-}
-
-public struct SettingsUpdate: Codable, Sendable, Equatable {
-    public var rate: Double
-    public var volume: Double
-    public var muted: Bool
-    public var audioDelay: Double
-    public var `repeat`: RepeatMode
-    public var subtitleStyle: SubtitleStyle
-    /// The A-B section being looped, null when none.
-    public var abLoop: ABLoop?
-    public init(rate: Double, volume: Double, muted: Bool, audioDelay: Double, repeat: RepeatMode,
-                subtitleStyle: SubtitleStyle = SubtitleStyle(), abLoop: ABLoop? = nil) {
-        self.rate = rate
-        self.volume = volume
-        self.muted = muted
-        self.audioDelay = audioDelay
-        self.repeat = `repeat`
-        self.subtitleStyle = subtitleStyle
-        self.abLoop = abLoop
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(rate, forKey: .rate)
-        try c.encode(volume, forKey: .volume)
-        try c.encode(muted, forKey: .muted)
-        try c.encode(audioDelay, forKey: .audioDelay)
-        try c.encode(self.repeat, forKey: .repeat)
-        try c.encode(subtitleStyle, forKey: .subtitleStyle)
-        try c.encode(abLoop, forKey: .abLoop)
     }
 }
 

@@ -70,6 +70,8 @@ public struct Rect: Codable, Sendable, Equatable {
 
 /// POST /v1/pip: a second, independent source drawn as an inset over the main video.
 public struct PipStartRequest: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["uri", "rect", "muted"]
     public var uri: String
     public var rect: Rect?
     /// The inset's audio is muted unless this is false.
@@ -82,7 +84,7 @@ public struct PipStartRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["uri", "rect", "muted"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uri = try c.decode(String.self, forKey: .uri)
         rect = try c.decodeIfPresent(Rect.self, forKey: .rect)
@@ -96,6 +98,8 @@ public struct PipStartRequest: Codable, Sendable, Equatable {
 
 /// PATCH /v1/pip: move or resize the inset, or (un)mute it; at least one field.
 public struct PipUpdateRequest: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["rect", "muted"]
     public var rect: Rect?
     public var muted: Bool?
 
@@ -105,7 +109,7 @@ public struct PipUpdateRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["rect", "muted"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         rect = try c.decodeIfPresent(Rect.self, forKey: .rect)
         muted = try c.decodeIfPresent(Bool.self, forKey: .muted)
@@ -153,6 +157,8 @@ public enum WatermarkPosition: String, Codable, Sendable, CaseIterable {
 
 /// PUT /v1/overlays/watermark: a text or a PNG image; the whole watermark is replaced.
 public struct WatermarkRequest: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["text", "image", "size", "color", "position", "interval", "opacity"]
     public static let sizeRange = 0.01...0.5
     public static let intervalRange = 0.5...3600.0
     public static let defaultSize = 0.05
@@ -183,7 +189,7 @@ public struct WatermarkRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["text", "image", "size", "color", "position", "interval", "opacity"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         text = try c.decodeIfPresent(String.self, forKey: .text)
         image = try c.decodeIfPresent(String.self, forKey: .image)

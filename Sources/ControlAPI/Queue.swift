@@ -1,6 +1,8 @@
 /// PUT /v1/queue: a playlist of open requests played in order; `loop` starts again after
 /// the last (as does `repeat: "all"`). An empty list clears the queue.
 public struct QueueRequest: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["items", "loop"]
     public static let maxItems = 1000
     public var items: [OpenRequest]
     public var loop: Bool
@@ -11,7 +13,7 @@ public struct QueueRequest: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        try UnknownKeys.reject(in: decoder, allowed: ["items", "loop"])
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         items = try c.decode([OpenRequest].self, forKey: .items)
         loop = try c.decodeIfPresent(Bool.self, forKey: .loop) ?? false

@@ -29,31 +29,17 @@ public struct Route: Sendable, Hashable {
 }
 
 public enum Routes {
-    public static let all: [Route] = [
+    /// Every route: the others, then those of the commands (from `CommandDescriptor.all`), so
+    /// that `Allow` lists GET first.
+    public static let all: [Route] = others + CommandDescriptor.all.map { Route($0.method, $0.path, .command($0.name.rawValue)) }
+
+    /// The routes that are not commands.
+    public static let others: [Route] = [
         Route("GET", "/v1/player", .snapshot),
-        Route("PATCH", "/v1/player", .command("set")),
-        Route("POST", "/v1/player/open", .command("open")),
-        Route("POST", "/v1/player/play", .command("play")),
-        Route("POST", "/v1/player/pause", .command("pause")),
-        Route("POST", "/v1/player/stop", .command("stop")),
-        Route("POST", "/v1/player/seek", .command("seek")),
-        Route("POST", "/v1/player/live", .command("live")),
-        Route("POST", "/v1/player/variant", .command("variant")),
-        Route("POST", "/v1/player/tracks/audio", .command("audio")),
-        Route("POST", "/v1/player/tracks/subtitle", .command("subtitle")),
-        Route("POST", "/v1/pip", .command("pip.start")),
-        Route("PATCH", "/v1/pip", .command("pip.update")),
-        Route("DELETE", "/v1/pip", .command("pip.stop")),
-        Route("POST", "/v1/pip/swap", .command("pip.swap")),
-        Route("PUT", "/v1/overlays/watermark", .command("watermark")),
-        Route("DELETE", "/v1/overlays/watermark", .command("watermark.remove")),
         Route("GET", "/v1/snapshot.jpg", .snapshotImage),
         Route("GET", "/v1/analytics", .analyticsStatus),
         Route("DELETE", "/v1/analytics", .analyticsDrop),
         Route("GET", "/v1/queue", .queue),
-        Route("PUT", "/v1/queue", .command("queue.set")),
-        Route("POST", "/v1/queue/next", .command("queue.next")),
-        Route("POST", "/v1/queue/previous", .command("queue.previous")),
         Route("GET", "/v1/events", .events),
         Route("GET", "/healthz", .health),
         Route("GET", "/metrics", .metrics),

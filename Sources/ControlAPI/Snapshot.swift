@@ -130,10 +130,14 @@ public struct LiveInfo: Codable, Sendable, Equatable {
     public var behind: Double
     /// Seconds that can be played back from (the edge minus the oldest seekable point).
     public var window: Double
-    public init(edge: Double, behind: Double, window: Double) {
+    /// In `live` events only (the snapshot has its own `seekable`): the range a seek may go
+    /// to now, so a client can draw its timeline from events alone. Left out when nil.
+    public var seekable: TimeRange?
+    public init(edge: Double, behind: Double, window: Double, seekable: TimeRange? = nil) {
         self.edge = edge
         self.behind = behind
         self.window = window
+        self.seekable = seekable
     }
 }
 
@@ -160,26 +164,24 @@ public struct ABLoop: Codable, Sendable, Equatable {
 
 /// GET /v1/player. Optional fields encode as `null` (not omitted): the contract lists
 /// every key, and scripts test `.source == null`.
+@dynamicMemberLookup
 public struct PlayerSnapshot: Codable, Sendable, Equatable {
     public var state: PlaybackState = .idle
     public var source: SourceInfo?
     public var position: Double?
     public var duration: Double?
-    public var rate: Double = 1
-    public var volume: Double = 1
-    public var muted = false
-    public var audioDelay: Double = 0
+    /// The settings, written as members of the snapshot (`rate`, `volume`, …; see
+    /// `PlayerSettings.descriptors`); `snapshot.rate` reads one.
+    public var settings = PlayerSettings()
     public var buffering = 100
     public var seekable: TimeRange?
     public var live: LiveInfo?
     public var tracks = Tracks()
     public var variants: [Variant] = []
     public var variant = VariantState()
-    public var `repeat`: RepeatMode = .none
     public var abLoop: ABLoop?
     public var pip: PipInfo?
     public var watermark: WatermarkRequest?
-    public var subtitleStyle = SubtitleStyle()
     /// The subtitle cue on screen now.
     public var cue: Cue?
     public var queue: QueueInfo?
@@ -187,29 +189,54 @@ public struct PlayerSnapshot: Codable, Sendable, Equatable {
 
     public init() {}
 
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PlayerSettings, Value>) -> Value {
+        get { settings[keyPath: keyPath] }
+        set { settings[keyPath: keyPath] = newValue }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case state, source, position, duration, buffering, seekable, live, tracks, variants, variant, abLoop, pip, watermark, cue, queue, error
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(state, forKey: .state)
         try c.encode(source, forKey: .source)
         try c.encode(position, forKey: .position)
         try c.encode(duration, forKey: .duration)
-        try c.encode(rate, forKey: .rate)
-        try c.encode(volume, forKey: .volume)
-        try c.encode(muted, forKey: .muted)
-        try c.encode(audioDelay, forKey: .audioDelay)
         try c.encode(buffering, forKey: .buffering)
         try c.encode(seekable, forKey: .seekable)
         try c.encode(live, forKey: .live)
         try c.encode(tracks, forKey: .tracks)
         try c.encode(variants, forKey: .variants)
         try c.encode(variant, forKey: .variant)
-        try c.encode(`repeat`, forKey: .repeat)
         try c.encode(abLoop, forKey: .abLoop)
         try c.encode(pip, forKey: .pip)
         try c.encode(watermark, forKey: .watermark)
-        try c.encode(subtitleStyle, forKey: .subtitleStyle)
         try c.encode(cue, forKey: .cue)
         try c.encode(queue, forKey: .queue)
         try c.encode(error, forKey: .error)
+        try settings.encodeMembers(to: encoder)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decode(PlaybackState.self, forKey: .state)
+        source = try c.decodeIfPresent(SourceInfo.self, forKey: .source)
+        position = try c.decodeIfPresent(Double.self, forKey: .position)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        buffering = try c.decodeIfPresent(Int.self, forKey: .buffering) ?? 100
+        seekable = try c.decodeIfPresent(TimeRange.self, forKey: .seekable)
+        live = try c.decodeIfPresent(LiveInfo.self, forKey: .live)
+        tracks = try c.decodeIfPresent(Tracks.self, forKey: .tracks) ?? Tracks()
+        variants = try c.decodeIfPresent([Variant].self, forKey: .variants) ?? []
+        variant = try c.decodeIfPresent(VariantState.self, forKey: .variant) ?? VariantState()
+        abLoop = try c.decodeIfPresent(ABLoop.self, forKey: .abLoop)
+        pip = try c.decodeIfPresent(PipInfo.self, forKey: .pip)
+        watermark = try c.decodeIfPresent(WatermarkRequest.self, forKey: .watermark)
+        cue = try c.decodeIfPresent(Cue.self, forKey: .cue)
+        queue = try c.decodeIfPresent(QueueInfo.self, forKey: .queue)
+        error = try c.decodeIfPresent(APIError.self, forKey: .error)
+        settings = try PlayerSettings(members: decoder)
     }
 }

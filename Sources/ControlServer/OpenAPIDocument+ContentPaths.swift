@@ -16,45 +16,18 @@ extension OpenAPIDocument {
         "tags":["content"],
         "responses":{"200":{"description":"The counters after the drop.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsStatus"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
        }
-      },
-      "/v1/queue":{
+      }
+    """#
+
+    /// `GET /v1/queue`; the queue's commands are derived (OpenAPIDocument+Vocabulary.swift).
+    static let getQueueOperation = #"""
        "get":{
         "operationId":"getQueue",
         "summary":"The queue",
         "description":"The playlist being played: its items, the index of the one playing and `loop`. Empty (`items` []) when there is none.",
         "tags":["content"],
         "responses":{"200":{"description":"The queue.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/QueueInfo"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
-       },
-       "put":{
-        "operationId":"setQueue",
-        "summary":"Play a list",
-        "description":"Replaces the queue and starts its first item (WebSocket command `queue.set`). Every item is checked first (a missing file in any item is refused and nothing changes). At the end of an item the next one opens; after the last, `loop` (or `repeat: \"all\"`) starts again, otherwise the player ends. `repeat: \"one\"` repeats the item. An `open` from outside the queue ends it; an empty `items` clears it. Each item change is a `queue` event. From a local file to a plain local file (no `subtitle`, `start` or `timeshift`) the next item follows gaplessly (playbin3's about-to-finish; the state stays `playing`, no `eos`); other items open in a new pipeline at the end, a short gap.",
-        "tags":["content"],
-        "parameters":[{"$ref":"#/components/parameters/wait"},{"$ref":"#/components/parameters/timeout"}],
-        "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/QueueRequest"}}}},
-        "responses":{"200":{"$ref":"#/components/responses/Snapshot"},"400":{"$ref":"#/components/responses/BadRequest"},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
        }
-      },
-      "/v1/queue/next":{
-       "post":{
-        "operationId":"queueNext",
-        "summary":"Next item",
-        "description":"Opens the next item (WebSocket command `queue.next`); after the last only with `loop`, otherwise `400 invalid_argument`. `409 no_source` without a queue.",
-        "tags":["content"],
-        "parameters":[{"$ref":"#/components/parameters/wait"},{"$ref":"#/components/parameters/timeout"}],
-        "responses":{"200":{"$ref":"#/components/responses/Snapshot"},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
-       }
-      },
-      "/v1/queue/previous":{
-       "post":{
-        "operationId":"queuePrevious",
-        "summary":"Previous item",
-        "description":"Opens the previous item (WebSocket command `queue.previous`); from the first, the last with `loop`, else the first again. `409 no_source` without a queue.",
-        "tags":["content"],
-        "parameters":[{"$ref":"#/components/parameters/wait"},{"$ref":"#/components/parameters/timeout"}],
-        "responses":{"200":{"$ref":"#/components/responses/Snapshot"},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
-       }
-      }
     """#
 
     static let contentSchemas = #"""

@@ -5,11 +5,14 @@
 /// `json` is the whole document. It is put together from fragments, one file per concern, each
 /// fragment being the members of a JSON object without its braces:
 /// - OpenAPIDocument.swift: the top level, `info` (the introduction), servers and tags;
-/// - OpenAPIDocument+PlayerPaths.swift: `/v1/player` and the playback commands;
-/// - OpenAPIDocument+OutputPaths.swift: the output stage (PiP, watermark, `/v1/snapshot.jpg`);
-/// - OpenAPIDocument+ContentPaths.swift: `/v1/analytics` and the analytics schemas;
+/// - OpenAPIDocument+Vocabulary.swift: what is derived from ControlAPI's descriptors: every
+///   command route's operation, the settings' schemas and `WebSocketCommand`;
+/// - OpenAPIDocument+PlayerPaths.swift: `GET /v1/player`;
+/// - OpenAPIDocument+OutputPaths.swift: `/v1/snapshot.jpg`;
+/// - OpenAPIDocument+ContentPaths.swift: `/v1/analytics`, `GET /v1/queue` and the analytics schemas;
 /// - OpenAPIDocument+ServicePaths.swift: `/v1/events`, `/healthz`, `/metrics`, `/openapi.json`;
-/// - OpenAPIDocument+Schemas.swift: the snapshot and the playback commands' bodies;
+/// - OpenAPIDocument+Schemas.swift: the snapshot and the playback commands' bodies (the
+///   settings' members interpolated);
 /// - OpenAPIDocument+OutputSchemas.swift: the output stage's bodies and state;
 /// - OpenAPIDocument+EventSchemas.swift: events and WebSocket messages;
 /// - OpenAPIDocument+Responses.swift: shared parameters, responses and security schemes.
@@ -33,7 +36,7 @@ enum OpenAPIDocument {
      ],
      "security":[{"bearerAuth":[]},{}],
      "paths":{
-    \(playerPaths),
+    \(commandPaths),
     \(outputPaths),
     \(contentPaths),
     \(servicePaths)
@@ -41,6 +44,7 @@ enum OpenAPIDocument {
      "components":{
       "schemas":{
     \(schemas),
+    \(settingsPatchSchema),
     \(outputSchemas),
     \(contentSchemas),
     \(eventSchemas)

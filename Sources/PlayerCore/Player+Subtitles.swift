@@ -109,9 +109,11 @@ extension Player {
             showCue(nil)
             return
         }
+        // `subtitleDelay`: the file's timeline runs that much behind the player's.
+        let delay = settings.subtitleDelay
         if let schedule = shownSchedule {
-            showCue(schedule.shown(at: position))
-            if let next = schedule.nextChange(after: position) { wake(at: next, from: position) }
+            showCue(schedule.shown(at: position - delay).map { $0.delayed(by: delay) })
+            if let next = schedule.nextChange(after: position - delay) { wake(at: next + delay, from: position) }
             return
         }
         // An embedded cue arrives from the text sink when due; only its end is timed here,
@@ -141,8 +143,26 @@ extension Player {
         let cue = Subtitles.Cue(start: start, end: start + (buffer.duration ?? 5),
                                 text: buffer.isMarkup ? buffer.text : BasicMarkup.escape(buffer.text))
         let trimmed = cue.plainText.trimmingWhitespace()
-        showCue(trimmed.isEmpty ? nil : SubtitleSchedule.Shown(plainText: cue.plainText, markup: cue.basicMarkup, start: cue.start, end: cue.end))
+        let shown = SubtitleSchedule.Shown(plainText: cue.plainText, markup: cue.basicMarkup, start: cue.start, end: cue.end)
+        if trimmed.isEmpty { showCue(nil) } else { showEmbeddedCueWhenDue(shown.delayed(by: settings.subtitleDelay), sessionID: sessionID) }
         refreshCue()
+    }
+
+    /// An embedded cue moved by `subtitleDelay`: shown once the playhead reaches its start
+    /// (at once when it is already there), dropped when a seek or another source left it.
+    private func showEmbeddedCueWhenDue(_ shown: SubtitleSchedule.Shown, sessionID: Int) {
+        guard let session, session.id == sessionID, let position = session.position else { return }
+        guard position < shown.end, shown.start - position <= abs(settings.subtitleDelay) + 1 else { return }
+        guard position < shown.start - 0.01 else {
+            showCue(shown)
+            refreshCue()
+            return
+        }
+        let wait = machine.state == .playing ? (shown.start - position) / max(0.1, settings.rate) : 0.25
+        Task { @GLibActor [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9) + 5_000_000)
+            self?.showEmbeddedCueWhenDue(shown, sessionID: sessionID)
+        }
     }
 
     func showCue(_ shown: SubtitleSchedule.Shown?) {
@@ -155,5 +175,15 @@ extension Player {
     /// The cue on screen, in the API's timeline.
     var currentCue: ControlAPI.Cue? {
         shownCue.map { ControlAPI.Cue(text: $0.plainText, start: $0.start + timelineOffset, end: $0.end + timelineOffset) }
+    }
+}
+
+extension SubtitleSchedule.Shown {
+    /// The same cue `delay` seconds later in the player's timeline.
+    func delayed(by delay: Double) -> Self {
+        var moved = self
+        moved.start += delay
+        moved.end += delay
+        return moved
     }
 }

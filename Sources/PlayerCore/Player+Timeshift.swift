@@ -126,7 +126,8 @@ extension Player {
             guard let self, let session = self.session, self.machine.prerolled else { return }
             session.control.query()
             guard let position = session.position.map({ $0 + self.timelineOffset }),
-                  let live = self.liveWindow(session, position: position).1 else { return }
+                  case (let seekable, var live?) = self.liveWindow(session, position: position) else { return }
+            live.seekable = seekable
             self.publish(.live(live))
         }
     }

@@ -358,8 +358,8 @@ public final class Player {
         output.subtitles.style = settings.subtitleStyle
         if settings.rate != oldRate {
             run(machine.handle(.rateChanged(rate: settings.rate, position: machine.pendingSeekTarget ?? session?.position)))
-            refreshCue()
         }
+        refreshCue()  // the rate or a subtitle setting may move the cue
         if patch.abLoop != nil || patch.clearsABLoop { setABLoop(patch.abLoop) }
         publish(.settings(settings.update(abLoop: session?.abLoop)))
     }
@@ -655,18 +655,13 @@ public final class Player {
         s.state = machine.state
         s.source = lastSource
         if session != nil { s.source?.watched = watchClock.total() }
-        s.rate = settings.rate
-        s.volume = settings.volume
-        s.muted = settings.muted
-        s.audioDelay = settings.audioDelay
-        s.repeat = settings.repeat
+        s.settings = settings
         s.abLoop = session?.abLoop
         s.queue = queue?.info
         s.buffering = machine.bufferingPercent
         s.error = machine.error
         s.pip = pip?.info
         s.watermark = watermarkRequest
-        s.subtitleStyle = settings.subtitleStyle
         s.cue = currentCue
         if let session {
             let offset = timelineOffset

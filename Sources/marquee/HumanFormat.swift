@@ -23,7 +23,8 @@ enum HumanFormat {
         // printf has no %@: the muted note goes between the two formatted halves.
         lines.append(String(printf: "rate %.2gx  volume %.0f%%", JSONTree.double(s["rate"]) ?? 1, (JSONTree.double(s["volume"]) ?? 1) * 100)
                      + ((s["muted"] as? Bool ?? false) ? " (muted)" : "")
-                     + String(printf: "  audio delay %.3gs", JSONTree.double(s["audioDelay"]) ?? 0))
+                     + String(printf: "  audio delay %.3gs", JSONTree.double(s["audioDelay"]) ?? 0)
+                     + String(printf: "  subtitle delay %.3gs", JSONTree.double(s["subtitleDelay"]) ?? 0))
         if let tracks = s["tracks"] as? [String: Any] {
             for kind in ["audio", "subtitle"] {
                 guard let list = tracks[kind] as? [[String: Any]], !list.isEmpty else { continue }

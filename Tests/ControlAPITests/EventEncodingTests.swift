@@ -34,15 +34,15 @@ final class EventEncodingTests: XCTestCase {
             + #" "video": [], "subtitle": [{"id": "subtitle-1", "language": "de", "selected": false}]}"#,
             latestValue: true),
         Row(.seek(SeekUpdate(position: 12.5, exact: false)), "seek", #"{"position": 12.5, "exact": false}"#, latestValue: false),
-        Row(.settings(SettingsUpdate(rate: 1.5, volume: 0.5, muted: true, audioDelay: -0.1, repeat: .one)), "settings",
-            ##"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one","##
-            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "abLoop": null}"##, latestValue: true),
-        Row(.settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, subtitleStyle: styled)), "settings",
-            ##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
-            + ##" "subtitleStyle": {"fontSize": 0.08, "color": "#FFFF0080", "align": "top"}, "abLoop": null}"##, latestValue: true),
-        Row(.settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, abLoop: ABLoop(a: 10, b: 20.5))), "settings",
-            ##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
-            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "abLoop": {"a": 10, "b": 20.5}}"##,
+        Row(.settings(settingsUpdate { $0.rate = 1.5; $0.volume = 0.5; $0.muted = true; $0.audioDelay = -0.1; $0.repeat = .one }), "settings",
+            withSettingDefaults(##"{"rate": 1.5, "volume": 0.5, "muted": true, "audioDelay": -0.1, "repeat": "one","##
+            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "abLoop": null}"##), latestValue: true),
+        Row(.settings(settingsUpdate { $0.subtitleStyle = styled }), "settings",
+            withSettingDefaults(##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
+            + ##" "subtitleStyle": {"fontSize": 0.08, "color": "#FFFF0080", "align": "top"}, "abLoop": null}"##), latestValue: true),
+        Row(.settings(SettingsUpdate(abLoop: ABLoop(a: 10, b: 20.5))), "settings",
+            withSettingDefaults(##"{"rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "repeat": "none","##
+            + ##" "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "abLoop": {"a": 10, "b": 20.5}}"##),
             latestValue: true),
         Row(.source(SourceInfo(uri: "https://cdn.example/live/master.m3u8", kind: .hls, live: true, contentId: "c1")), "source",
             #"{"uri": "https://cdn.example/live/master.m3u8", "kind": "hls", "live": true, "contentId": "c1"}"#, latestValue: false),
@@ -108,8 +108,16 @@ final class EventEncodingTests: XCTestCase {
         guard let object = jsonObject(data) as? [String: Any] else { return XCTFail("not an object") }
         XCTAssertEqual(object["seq"] as? Int, 1)
         XCTAssertEqual(object["type"] as? String, "snapshot")
-        XCTAssertEqual((object["data"] as? [String: Any]).map { Set($0.keys) }, SnapshotEncodingTests.contractKeys)
+        XCTAssertEqual((object["data"] as? [String: Any]).map { Set($0.keys) }, SnapshotEncodingTests.contractKeys.union(PlayerSettings.wireNames))
         XCTAssertFalse(PlayerEvent.snapshot(PlayerSnapshot()).isLatestValue)
+    }
+
+    func testLiveEventCarriesSeekable() {
+        let live = LiveInfo(edge: 30, behind: 4, window: 20, seekable: TimeRange(start: 7, end: 27))
+        assertJSONEqual(JSONCoding.encode(EventEnvelope(seq: 5, event: .live(live))),
+                        #"{"seq": 5, "type": "live", "data": {"edge": 30, "behind": 4, "window": 20, "seekable": {"start": 7, "end": 27}}}"#)
+        // The snapshot's `live` leaves it out: the snapshot has its own `seekable`.
+        assertJSONEqual(JSONCoding.encode(LiveInfo(edge: 30, behind: 4, window: 20)), #"{"edge": 30, "behind": 4, "window": 20}"#)
     }
 
     func testSlashesAreNotEscaped() {
@@ -134,12 +142,12 @@ final class SnapshotEncodingTests: XCTestCase {
 
     func testIdleSnapshotHasEveryKeyWithExplicitNulls() {
         let data = JSONCoding.encode(PlayerSnapshot())
-        XCTAssertEqual(jsonKeys(data), Self.contractKeys)
+        XCTAssertEqual(jsonKeys(data), Self.contractKeys.union(PlayerSettings.wireNames), "the contract's keys and every setting")
         let text = String(decoding: data, as: UTF8.self)
         for key in ["source", "position", "duration", "seekable", "live", "abLoop", "pip", "watermark", "cue", "queue", "error"] {
             XCTAssertTrue(text.contains(#""\#(key)":null"#), "\(key) must be an explicit null: \(text)")
         }
-        assertJSONEqual(data, """
+        assertJSONEqual(data, withSettingDefaults("""
             {"state": "idle", "source": null, "position": null, "duration": null,
              "rate": 1, "volume": 1, "muted": false, "audioDelay": 0, "buffering": 100,
              "seekable": null, "live": null,
@@ -147,7 +155,7 @@ final class SnapshotEncodingTests: XCTestCase {
              "variants": [], "variant": {"mode": "auto", "selected": null, "current": null},
              "repeat": "none", "abLoop": null, "pip": null, "watermark": null,
              "subtitleStyle": {"fontSize": 0.05, "color": "#FFFFFFFF", "align": "bottom"}, "cue": null, "queue": null, "error": null}
-            """)
+            """))
     }
 
     static let full = """
@@ -189,7 +197,7 @@ final class SnapshotEncodingTests: XCTestCase {
                                                          QueueInfo.Item(uri: "file:///media/next.mp4", contentId: nil)],
                                                  index: 0, loop: false))
         let data = JSONCoding.encode(snapshot)
-        assertJSONEqual(data, Self.full)
+        assertJSONEqual(data, withSettingDefaults(Self.full))
         XCTAssertEqual(try JSONDecoder().decode(PlayerSnapshot.self, from: data), snapshot)
         let text = String(decoding: data, as: UTF8.self)
         XCTAssertTrue(text.contains("https://cdn.example/live/master.m3u8"), text)

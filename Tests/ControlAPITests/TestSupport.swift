@@ -42,3 +42,27 @@ func decoded<T: Decodable>(_ type: T.Type = T.self, _ json: String) -> T {
         fatalError("test fixture does not decode as \(T.self): \(error)")
     }
 }
+
+/// A patch of the given settings (wire name, typed value), as a PATCH body would give them.
+func settingsPatch(_ pairs: (String, any Encodable)...) -> SettingsPatch {
+    var patch = SettingsPatch()
+    for (name, value) in pairs { patch = try! patch.with(name, value) }
+    return patch
+}
+
+/// A `settings` event of the default settings changed by `change`.
+func settingsUpdate(_ change: (inout PlayerSettings) -> Void) -> SettingsUpdate {
+    var settings = PlayerSettings()
+    change(&settings)
+    return SettingsUpdate(settings)
+}
+
+/// `json` (an object) with every setting it leaves out at its default: a fixture spells the
+/// settings it is about, and a new setting does not change it.
+func withSettingDefaults(_ json: String) -> String {
+    var object = try! JSONDecoder().decode([String: JSONValue].self, from: Data(json.utf8))
+    for descriptor in PlayerSettings.descriptors where object[descriptor.name] == nil {
+        object[descriptor.name] = try! JSONDecoder().decode(JSONValue.self, from: Data(descriptor.defaultJSON.utf8))
+    }
+    return String(decoding: JSONCoding.encode(object), as: UTF8.self)
+}

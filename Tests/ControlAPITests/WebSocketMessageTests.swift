@@ -34,7 +34,7 @@ final class WebSocketMessageTests: XCTestCase {
         Row(#"{"command": "play"}"#, .success(id: nil, .play)),
         Row(#"{"id": 2, "command": "play", "args": null}"#, .success(id: .number(2), .play)),
         Row(#"{"id": 2, "command": "play", "args": {}}"#, .success(id: .number(2), .play)),
-        Row(#"{"id": 3, "command": "set", "args": {"volume": 0.5}}"#, .success(id: .number(3), .set(SettingsPatch(volume: 0.5)))),
+        Row(#"{"id": 3, "command": "set", "args": {"volume": 0.5}}"#, .success(id: .number(3), .set(settingsPatch(("volume", 0.5))))),
         Row(#"{"id": 4, "command": "subtitle", "args": {"id": null}}"#, .success(id: .number(4), .subtitle(SubtitleRequest(id: nil)))),
         Row(#"{"id": 5, "command": "subtitle", "args": {"uri": "/media/a.en.vtt"}}"#,
             .success(id: .number(5), .subtitle(SubtitleRequest(uri: "/media/a.en.vtt")))),
@@ -48,7 +48,7 @@ final class WebSocketMessageTests: XCTestCase {
             .success(id: .string("w"), .watermark(WatermarkRequest(text: "LIVE", position: .random, interval: 5)))),
         Row(#"{"id": "w2", "command": "watermark.remove", "args": {}}"#, .success(id: .string("w2"), .watermarkRemove)),
         Row(#"{"id": 3, "command": "set", "args": {"subtitleStyle": {"align": "center"}}}"#,
-            .success(id: .number(3), .set(SettingsPatch(subtitleStyle: SubtitleStylePatch(align: .center))))),
+            .success(id: .number(3), .set(settingsPatch(("subtitleStyle", SubtitleStylePatch(align: .center)))))),
 
         Row(#"{"id": 3}"#, .failure(id: .number(3), .invalidArgument, mentions: "'command'")),
         Row(#"{"id": "x", "command": 5}"#, .failure(id: .string("x"), .invalidArgument, mentions: "'command'")),

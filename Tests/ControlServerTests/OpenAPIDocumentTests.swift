@@ -70,7 +70,7 @@ final class OpenAPIDocumentTests: XCTestCase {
         .snapshot(PlayerSnapshot()), .state(StateChange(state: .playing, previous: .opening)),
         .position(PositionUpdate(position: 1, duration: nil)), .buffering(BufferingUpdate(percent: 50)), .tracks(Tracks()),
         .seek(SeekUpdate(position: 1, exact: false)),
-        .settings(SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)),
+        .settings(SettingsUpdate()),
         .source(nil), .variants([]), .variant(VariantState()), .live(LiveInfo(edge: 10, behind: 0, window: 10)),
         .reconnecting(ReconnectingUpdate(attempt: 1, delay: 1, reason: "eof")),
         .recovered(RecoveredUpdate(attempts: 2, downtime: 3.5)),
@@ -91,6 +91,7 @@ final class OpenAPIDocumentTests: XCTestCase {
         let doc = try document()
         let types = Self.everyEvent.map(Self.eventTypeName)
         XCTAssertEqual(Set(types).count, types.count, "everyEvent lists a type twice")
+        XCTAssertEqual(types, PlayerEvent.types, "PlayerEvent.types, in order")
         let event = try schema("Event", in: doc)
         let properties = try XCTUnwrap(event["properties"] as? [String: Any])
         let documented = try XCTUnwrap((properties["type"] as? [String: Any])?["enum"] as? [String])
@@ -153,8 +154,8 @@ final class OpenAPIDocumentTests: XCTestCase {
         full.cue = Cue(text: "Hello", start: 1, end: 2)
         full.abLoop = ABLoop(a: 1, b: 2)
         full.queue = QueueInfo(items: [QueueInfo.Item(uri: "a.mp4", contentId: nil)], index: 0, loop: false)
-        let settings = SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none)
-        let looping = SettingsUpdate(rate: 1, volume: 1, muted: false, audioDelay: 0, repeat: .none, abLoop: ABLoop(a: 1, b: 2))
+        let settings = SettingsUpdate()
+        let looping = SettingsUpdate(abLoop: ABLoop(a: 1, b: 2))
         let cases: [(String, Data)] = [
             ("PlayerSnapshot", JSONCoding.encode(PlayerSnapshot())), ("PlayerSnapshot", JSONCoding.encode(full)),
             ("SettingsUpdate", JSONCoding.encode(settings)), ("SettingsUpdate", JSONCoding.encode(looping)),

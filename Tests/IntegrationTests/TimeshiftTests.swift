@@ -63,6 +63,10 @@ final class TimeshiftTests: XCTestCase {
             XCTAssertNotNil(edge, "live event without edge: \(data)")
             XCTAssertTrue((behind ?? -1) >= 0, "live event behind: \(data)")
             XCTAssertTrue((window ?? -1) >= 0 && (window ?? 0) <= 62.5, "live event window: \(data)")
+            let seekable = data["seekable"] as? [String: Any]
+            let (start, end) = (jsonNumber(seekable?["start"]), jsonNumber(seekable?["end"]))
+            XCTAssertTrue(start != nil && end != nil && start! <= end!, "live event seekable {start, end}: \(data)")
+            if let start, let end, let window { XCTAssertEqual(end - start, window, accuracy: 0.01, "window is the seekable span: \(data)") }
         }
         let eventEdges = liveEvents.compactMap { jsonNumber($0["edge"]) }
         XCTAssertEqual(eventEdges, eventEdges.sorted(), "the edge never moves back")
