@@ -94,9 +94,9 @@ store.subscribe((state) => {
   for (const render of renders) render(state);
 });
 
-// A live source's seekable range lags its edge by the demuxer's hold-back, which events
-// do not carry: ask a snapshot for it once per source (again at most every 2 s until the
-// daemon has a range to tell).
+// A daemon whose `live` events lack `seekable` (before it was added): the range lags the
+// edge by the demuxer's hold-back, so ask a snapshot for it once per source (again at most
+// every 2 s until the daemon has a range to tell). The daemon serving this page sends it.
 let gapAskedAt = -Infinity;
 store.onLiveGapUnknown(async () => {
   if (performance.now() - gapAskedAt < 2000) return;

@@ -32,7 +32,7 @@ export function emptyPlayer() {
   };
 }
 
-/// `live` events carry the edge but not the seekable range. For timeshift the range ends a
+/// `live` events from a daemon before `seekable` was added carry the edge only. For timeshift the range ends a
 /// few segments before the edge (the demuxer's hold-back), so the range is rebuilt from the
 /// edge less that gap, learnt from a snapshot (`learnLiveGap`); until it is known the gap is
 /// taken as 0.
@@ -125,7 +125,8 @@ export function applyEvent(player, { type, data }) {
       }
       break;
     case 'live':
-      player.seekable = seekableFromLive(player, data);
+      // The daemon's own range; rebuilt from the edge only for one that does not send it.
+      player.seekable = 'seekable' in data ? data.seekable : seekableFromLive(player, data);
       player.live = data;
       break;
     case 'pip':
@@ -189,7 +190,9 @@ export function createStore() {
     },
     applyEvent(event) {
       applyEvent(state.player, event);
-      if (event.type === 'live' && state.player.liveGap === null && onLiveGapUnknown) onLiveGapUnknown();
+      if (event.type === 'live' && !('seekable' in event.data) && state.player.liveGap === null && onLiveGapUnknown) {
+        onLiveGapUnknown();
+      }
       if (event.type === 'reconnecting') {
         // Shown until the retry is due plus a little, unless a newer notice replaces it.
         state.reconnecting = { ...event.data, until: Date.now() + (event.data.delay + 5) * 1000 };
