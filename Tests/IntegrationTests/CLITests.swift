@@ -86,6 +86,22 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(try marquee(["help", "frobnicate"]).status, 64)
     }
 
+    /// docs/API.md's CLI section names every CLI command.
+    func testDocsNameEveryCLICommand() throws {
+        let docs = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/API.md"), encoding: .utf8)
+        let section = try XCTUnwrap(docs.components(separatedBy: "## Command line: `marquee`").dropFirst().first?
+            .components(separatedBy: "\n## ").first)
+        let table = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try ok(["help", "--json"]).stdout.utf8)) as? [[String: Any]])
+        for command in table {
+            let words = (command["command"] as? String ?? "?").split(separator: " ")
+            let named = section.contains("`marquee \(words.joined(separator: " "))") || (words.count > 1 && section.contains("`\(words.joined(separator: " "))"))
+                || (words.count == 1 && section.contains("`\(words[0])`"))
+            XCTAssertTrue(named, "docs/API.md's CLI section does not name `marquee \(words.joined(separator: " "))`")
+        }
+        for code in ["`0`", "`1`", "`64`", "`69`"] { XCTAssertTrue(section.contains(code), code) }
+    }
+
     func testCompletionScriptCoversEveryCommandAndParses() throws {
         let script = try ok(["completion", "bash"]).stdout
         let table = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try ok(["help", "--json"]).stdout.utf8)) as? [[String: Any]])
