@@ -4,7 +4,23 @@
 #   scripts/setup.sh            build, run and test, the browser test too (the default)
 #   scripts/setup.sh --runtime  only what the built daemon needs to run (the Docker image)
 #   scripts/setup.sh --bench    also the peers the benchmarks compare against (mpv, gst-play)
+#   scripts/setup.sh --completion MARQUEE
+#                               installs the bash completion of the built MARQUEE binary
+#                               (e.g. .build/debug/marquee) as
+#                               $BASH_COMPLETION_DIR/marquee (default /usr/share/bash-completion/completions)
 set -euo pipefail
+
+if [[ "${1:-}" == "--completion" ]]; then
+  marquee="${2:?usage: scripts/setup.sh --completion PATH/TO/marquee}"
+  dir="${BASH_COMPLETION_DIR:-/usr/share/bash-completion/completions}"
+  script="$("$marquee" completion bash)"
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 && ! -w "$(dirname "$dir")" ]] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" mkdir -p "$dir"
+  printf '%s\n' "$script" | "${sudo_cmd[@]}" tee "$dir/marquee" >/dev/null
+  echo "setup: bash completion installed as $dir/marquee" >&2
+  exit 0
+fi
 
 runtime=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
@@ -24,7 +40,7 @@ case "${1:-}" in
   --runtime) ;;
   --bench) packages+=("${build[@]}" mpv gstreamer1.0-plugins-base-apps procps python3-gi gir1.2-gstreamer-1.0) ;;
   "") packages+=("${build[@]}" "${browser[@]}") ;;
-  *) echo "usage: scripts/setup.sh [--runtime|--bench]" >&2; exit 64 ;;
+  *) echo "usage: scripts/setup.sh [--runtime|--bench|--completion MARQUEE]" >&2; exit 64 ;;
 esac
 
 missing=()

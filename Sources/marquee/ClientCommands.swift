@@ -1,76 +1,62 @@
+import ControlAPI
 import FoundationEssentials
 import Glibc
-import TextSupport
 import MarqueeClient
+import TextSupport
 
-/// The client subcommands: each is one request to a running daemon. Human output by
-/// default, the daemon's JSON with `--json`.
+/// Runs a CLI command of `CLICommands.all`: one request to a running daemon (or the event
+/// stream). Human output by default, the daemon's JSON with `--json`.
 enum ClientCommands {
-    static func run(_ subcommand: String, _ arguments: [String]) throws -> Int32 {
-        let args = try ParsedArguments(arguments, valueOptions: ["url", "token", "start", "wait", "timeout", "timeshift"],
-                                       flagOptions: ["json", "paused", "exact"])
+    static func run(_ command: CLICommand, _ arguments: [String]) throws -> Int32 {
+        let options = command.allOptions
+        let args = try ParsedArguments(arguments, valueOptions: Set(options.filter { $0.value != nil }.map(\.name)),
+                                       flagOptions: Set(options.filter { $0.value == nil }.map(\.name)))
+        guard command.positionals.contains(args.positionals.count) else { throw UsageError("usage: \(command.usage)") }
         let environment = ProcessInfo.processInfo.environment
-        let client = HTTPClient(baseURL: args.value("url") ?? environment["MARQUEE_URL"] ?? "http://127.0.0.1:8080",
-                                token: args.value("token") ?? environment["MARQUEE_TOKEN"], timeout: 30)
+        let url = args.value("url") ?? environment["MARQUEE_URL"] ?? "http://127.0.0.1:8080"
+        let client = HTTPClient(baseURL: url, token: args.value("token") ?? environment["MARQUEE_TOKEN"], timeout: 30)
         let json = args.flags.contains("json")
-        let p = args.positionals
+        let body = try checkedBody(command, CLIInput(positionals: args.positionals, arguments: args))
         do {
-            switch subcommand {
-            case "status":
-                return show(try client.get("/v1/player"), json: json)
-            case "open":
-                guard p.count == 1 else {
-                    throw UsageError("usage: marquee open URI|PATH [--paused] [--start S] [--timeshift WINDOW_S] [--wait STATE]")
-                }
-                var body: [String: Any] = ["uri": absoluteIfLocalPath(p[0])]
-                if args.flags.contains("paused") { body["autoplay"] = false }
-                if let start = args.value("start") {
-                    guard let s = Double(start) else { throw UsageError("--start takes seconds") }
-                    body["start"] = s
-                }
-                if let window = args.value("timeshift") {
-                    guard let seconds = Double(window) else { throw UsageError("--timeshift takes the window in seconds") }
-                    body["timeshift"] = ["window": seconds]
-                }
-                return show(try client.post("/v1/player/open" + waitQuery(args), json: body), json: json)
-            case "play", "pause", "stop", "live":
-                guard p.isEmpty else { throw UsageError("\(subcommand) takes no arguments") }
-                return show(try client.post("/v1/player/\(subcommand)" + waitQuery(args), json: nil), json: json)
-            case "seek":
-                guard p.count == 1, let value = Double(p[0]) else { throw UsageError("usage: marquee seek SECONDS|+S|-S [--exact]") }
-                let relative = p[0].hasPrefix("+") || p[0].hasPrefix("-")
-                var body: [String: Any] = relative ? ["offset": value] : ["position": value]
-                if args.flags.contains("exact") { body["exact"] = true }
-                return show(try client.post("/v1/player/seek" + waitQuery(args), json: body), json: json)
-            case "set":
-                guard !p.isEmpty else { throw UsageError("usage: marquee set rate=2 volume=0.5 muted=true audioDelay=0.2 repeat=one") }
-                return show(try client.patch("/v1/player", json: try settings(p)), json: json)
-            case "audio":
-                guard p.count == 1 else { throw UsageError("usage: marquee audio TRACK_ID") }
-                return show(try client.post("/v1/player/tracks/audio", json: ["id": p[0]]), json: json)
-            case "subtitle":
-                guard p.count == 1 else { throw UsageError("usage: marquee subtitle TRACK_ID|off") }
-                let id: Any = p[0] == "off" ? JSONNull() : p[0]
-                return show(try client.post("/v1/player/tracks/subtitle", json: ["id": id]), json: json)
-            case "events":
-                return try follow(client: client, args: args, json: json)
-            default:
-                throw UsageError("unknown command '\(subcommand)'")
-            }
-        } catch ClientError.connectFailed {
-            StandardStream.writeError("marquee: cannot reach the daemon at \(client.baseURL) (is 'marquee serve' running? --url picks another)\n")
-            return 2
+            if command.streams { return try follow(client: client, json: json) }
+            var client = client
+            let query = try waitQuery(args)
+            if let seconds = args.value("timeout").flatMap(Double.init) { client.timeout = max(client.timeout, seconds + 10) }
+            let data = try body.map { try JSONEncoder().encode($0) }
+            let response = try client.request(command.method, command.path + query, body: data,
+                                              headers: data == nil ? [:] : ["Content-Type": "application/json"])
+            return show(response, as: command.output, json: json)
+        } catch ClientError.http(let status, let body) {
+            // The event stream's refusal (401, 429).
+            return show(HTTPResponse(status: status, body: body), as: command.output, json: json)
+        } catch let error as ClientError {
+            // Refused, unreachable, no answer in time, a bad --url, or not a Marquee daemon.
+            StandardStream.writeError("marquee: cannot reach the daemon at \(client.baseURL): \(error) (is 'marquee serve' running? --url picks another)\n")
+            return ExitCode.unavailable
         }
     }
 
-    /// A relative path means a file here; the daemon's working directory may be elsewhere.
-    static func absoluteIfLocalPath(_ text: String) -> String {
-        if text.contains("://") || text.hasPrefix("/") || text == "demo" { return text }
-        return URL(fileURLWithPath: text).standardizedFileURL.path
+    /// The body, checked here as the daemon decodes it: a body the daemon would refuse as
+    /// `invalid_argument` is a usage error, with the daemon's own message.
+    private static func checkedBody(_ command: CLICommand, _ input: CLIInput) throws -> JSONValue? {
+        guard let body = try command.body(input) else { return nil }
+        if let descriptor = command.descriptor {
+            let data = try JSONEncoder().encode(body)
+            do throws(APIError) {
+                _ = try Command.decode(name: descriptor.name.rawValue, arguments: data)
+            } catch {
+                throw UsageError(error.message)
+            }
+        }
+        return body
     }
 
-    private static func waitQuery(_ args: ParsedArguments) -> String {
-        guard let wait = args.value("wait") else { return "" }
+    /// `?wait=STATE&timeout=S`, percent-encoded.
+    private static func waitQuery(_ args: ParsedArguments) throws -> String {
+        guard let wait = args.value("wait") else {
+            if args.value("timeout") != nil { throw UsageError("--timeout goes with --wait") }
+            return ""
+        }
         var q = "?wait=" + encodeAlphanumerics(wait)
         if let t = args.value("timeout") { q += "&timeout=" + encodeAlphanumerics(t) }
         return q
@@ -92,46 +78,27 @@ enum ClientCommands {
         return out
     }
 
-    private static func settings(_ pairs: [String]) throws -> [String: Any] {
-        var body: [String: Any] = [:]
-        for pair in pairs {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { throw UsageError("settings are key=value, got '\(pair)'") }
-            switch parts[0] {
-            case "rate", "volume", "audioDelay":
-                guard let n = Double(parts[1]) else { throw UsageError("\(parts[0]) takes a number") }
-                body[parts[0]] = n
-            case "muted":
-                guard let b = Bool(parts[1]) else { throw UsageError("muted takes true or false") }
-                body["muted"] = b
-            case "repeat":
-                body["repeat"] = parts[1]
-            default:
-                throw UsageError("unknown setting '\(parts[0])'")
-            }
-        }
-        return body
-    }
-
     /// Prints a reply; returns the exit status (1 for an API error).
-    private static func show(_ response: HTTPResponse, json: Bool) -> Int32 {
+    private static func show(_ response: HTTPResponse, as kind: HumanFormat.Kind, json: Bool) -> Int32 {
+        let status = response.isSuccess ? ExitCode.ok : ExitCode.apiError
         if json {
             print(response.text.trimmingNewlines())
-            return response.isSuccess ? 0 : 1
+            return status
         }
         guard let object = try? response.jsonTree() as? [String: Any] else {
             print(response.text)
-            return response.isSuccess ? 0 : 1
+            return status
         }
-        if let error = object["error"] as? [String: Any], !response.isSuccess {
-            StandardStream.writeError("error: \(error["code"] ?? "?"): \(error["message"] ?? "")\n")
-            return 1
+        if !response.isSuccess {
+            let error = object["error"] as? [String: Any] ?? [:]
+            StandardStream.writeError("error: \(error["code"] ?? response.status): \(error["message"] ?? response.text)\n")
+            return status
         }
-        print(HumanFormat.snapshot(object))
-        return 0
+        print(HumanFormat.render(object, as: kind))
+        return status
     }
 
-    private static func follow(client: HTTPClient, args: ParsedArguments, json: Bool) throws -> Int32 {
+    private static func follow(client: HTTPClient, json: Bool) throws -> Int32 {
         let stream = SSEClient(baseURL: client.baseURL, token: client.token)
         try stream.connect(timeout: 10)
         defer { stream.close() }
@@ -142,7 +109,7 @@ enum ClientCommands {
             } catch ClientError.timeout {
                 continue
             }
-            guard let event else { return 0 }
+            guard let event else { return ExitCode.ok }
             if json {
                 print(event.data)
             } else if let object = try? event.jsonTree() as? [String: Any] {

@@ -4,6 +4,17 @@ import TextSupport
 
 /// Terse, human-readable renderings of snapshots and events for the terminal.
 enum HumanFormat {
+    /// What a reply is, for the human rendering.
+    enum Kind: Sendable { case snapshot, queue, analytics }
+
+    static func render(_ object: [String: Any], as kind: Kind) -> String {
+        switch kind {
+        case .snapshot: return snapshot(object)
+        case .queue: return queue(object)
+        case .analytics: return analytics(object)
+        }
+    }
+
     static func snapshot(_ s: [String: Any]) -> String {
         var lines: [String] = []
         let state = s["state"] as? String ?? "?"
@@ -38,9 +49,64 @@ enum HumanFormat {
                 lines.append("\(label) \(items.joined(separator: "  "))")
             }
         }
+        lines += extras(s)
         if let error = s["error"] as? [String: Any] {
             lines.append("error    \(error["code"] ?? "?"): \(error["message"] ?? "")")
         }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The lines for what is set beyond the defaults: repeat, A-B loop, variant, PiP,
+    /// watermark, queue.
+    private static func extras(_ s: [String: Any]) -> [String] {
+        var lines: [String] = []
+        if let mode = s["repeat"] as? String, mode != "none" { lines.append("repeat   \(mode)") }
+        if let loop = s["abLoop"] as? [String: Any], let a = JSONTree.double(loop["a"]), let b = JSONTree.double(loop["b"]) {
+            lines.append("ab loop  \(clock(a)) - \(clock(b))")
+        }
+        if let variant = s["variant"] as? [String: Any], let current = variant["current"] as? String {
+            let mode = variant["mode"] as? String == "manual" ? "pinned \(variant["selected"] as? String ?? "?")" : "auto"
+            lines.append("variant  \(current) (\(mode))")
+        }
+        if let pip = s["pip"] as? [String: Any] {
+            let rect = pip["rect"] as? [String: Any] ?? [:]
+            let place = ["x", "y", "width", "height"].map { JSONTree.double(rect[$0]).map { String(printf: "%.3g", $0) } ?? "?" }.joined(separator: ",")
+            var line = "pip      \(pip["uri"] as? String ?? "?") (\(pip["state"] as? String ?? "?")) at \(place)"
+            if pip["muted"] as? Bool == false { line += ", sound on" }
+            if pip["swapped"] as? Bool == true { line += ", swapped" }
+            lines.append(line)
+        }
+        if let mark = s["watermark"] as? [String: Any] {
+            let what = (mark["text"] as? String).map { "\"\($0)\"" } ?? (mark["image"] as? String ?? "?")
+            lines.append("watermark \(what) at \(mark["position"] as? String ?? "?")")
+        }
+        if let queue = s["queue"] as? [String: Any], let items = queue["items"] as? [Any], !items.isEmpty {
+            let index = (queue["index"] as? Int).map { "\($0 + 1)" } ?? "-"
+            lines.append("queue    item \(index) of \(items.count)" + ((queue["loop"] as? Bool ?? false) ? ", looping" : ""))
+        }
+        return lines
+    }
+
+    /// `GET /v1/queue`: one line per item, the one playing marked.
+    static func queue(_ q: [String: Any]) -> String {
+        let items = q["items"] as? [[String: Any]] ?? []
+        guard !items.isEmpty else { return "no queue" }
+        let index = q["index"] as? Int
+        var lines = items.enumerated().map { i, item in
+            let mark = i == index ? "*" : " "
+            let id = (item["contentId"] as? String).map { "  (\($0))" } ?? ""
+            return "\(mark)\(i + 1)  \(item["uri"] as? String ?? "?")\(id)"
+        }
+        if q["loop"] as? Bool == true { lines.append("(loops)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `GET /v1/analytics`: the outbox's counters.
+    static func analytics(_ a: [String: Any]) -> String {
+        guard a["enabled"] as? Bool == true else { return "analytics off (no --analytics-url)" }
+        var lines = ["analytics to \(a["url"] as? String ?? "?") every \(JSONTree.double(a["interval"]).map { $0.decimalText } ?? "?") s",
+                     "pending \(a["pending"] ?? 0)  sent \(a["sent"] ?? 0)  failed \(a["failed"] ?? 0)  dropped \(a["dropped"] ?? 0)"]
+        if let error = a["lastError"] as? String { lines.append("last error: \(error)") }
         return lines.joined(separator: "\n")
     }
 

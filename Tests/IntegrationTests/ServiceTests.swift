@@ -97,7 +97,7 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("not_found"), r.stderr)
         r = try runProcess(Daemon.binary, ["status", "--url", "http://127.0.0.1:1"], timeout: 10)
-        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.status, 69, "EX_UNAVAILABLE")
         XCTAssertTrue(r.stderr.contains("cannot reach"), r.stderr)
     }
 }

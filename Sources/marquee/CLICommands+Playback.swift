@@ -1,0 +1,47 @@
+import ControlAPI
+
+/// The player's commands: status, open, transport, seek, tracks, variants, events.
+extension CLICommands {
+    static let playback: [CLICommand] = [
+        CLICommand(words: ["status"], syntax: "", positionals: 0...0,
+                   target: .route(method: "GET", path: "/v1/player", help: "Show the player's state")),
+        CLICommand(words: ["open"], syntax: "URI|PATH", positionals: 1...1, target: .command(.open),
+                   options: [
+                       .flag("paused", field: "autoplay", "open paused (autoplay false)"),
+                       .value("start", "S", field: "start", "start at S seconds"),
+                       .value("timeshift", "WINDOW_S", field: "timeshift", "record a live source for going back"),
+                       .value("subtitle", "FILE", field: "subtitle", "an SRT, SAMI or WebVTT file to show", files: true),
+                   ],
+                   completion: .files,
+                   body: { input in
+                       var body: [String: JSONValue] = ["uri": CLIValue.uri(input[0])]
+                       if input.flag("paused") { body["autoplay"] = .bool(false) }
+                       if let start = input.value("start") { body["start"] = try CLIValue.number(start, "--start") }
+                       if let window = input.value("timeshift") {
+                           body["timeshift"] = .object(["window": try CLIValue.number(window, "--timeshift")])
+                       }
+                       if let subtitle = input.value("subtitle") { body["subtitle"] = CLIValue.uri(subtitle) }
+                       return .object(body)
+                   }),
+        CLICommand(words: ["play"], syntax: "", positionals: 0...0, target: .command(.play)),
+        CLICommand(words: ["pause"], syntax: "", positionals: 0...0, target: .command(.pause)),
+        CLICommand(words: ["stop"], syntax: "", positionals: 0...0, target: .command(.stop)),
+        CLICommand(words: ["live"], syntax: "", positionals: 0...0, target: .command(.live)),
+        CLICommand(words: ["seek"], syntax: "SECONDS|+S|-S", positionals: 1...1, target: .command(.seek),
+                   options: [.flag("exact", field: "exact", "decode to the exact position, not the keyframe before")],
+                   body: { input in
+                       let relative = input[0].hasPrefix("+") || input[0].hasPrefix("-")
+                       var body: [String: JSONValue] = [relative ? "offset" : "position": try CLIValue.number(input[0], "seek")]
+                       if input.flag("exact") { body["exact"] = .bool(true) }
+                       return .object(body)
+                   }),
+        CLICommand(words: ["variant"], syntax: "VARIANT_ID|auto", positionals: 1...1, target: .command(.variant),
+                   completion: .words(["auto"]),
+                   body: { input in .object(["id": .string(input[0])]) }),
+        CLICommand(words: ["audio"], syntax: "TRACK_ID", positionals: 1...1, target: .command(.audio),
+                   body: { input in .object(["id": .string(input[0])]) }),
+        CLICommand(words: ["events"], syntax: "", positionals: 0...0,
+                   target: .route(method: "GET", path: "/v1/events", help: "Follow the event stream (Server-Sent Events)"),
+                   streams: true),
+    ]
+}
