@@ -12,7 +12,8 @@ import ControlAPI
 /// - A lost source releases the pipeline and schedules the next attempt with backoff
 ///   (`SourceRecovery`), or gives up after `giveUpAfter` seconds of failure.
 /// - An attempt probes the origin (when it can) and restarts the pipeline once it answers;
-///   a restart that has not prerolled within `SourceRecovery.restartLimit` is lost again.
+///   a restart that has not prerolled within `SourceRecovery.restartLimit` is lost again, and
+///   one that prerolled but delivers nothing for `StallWatch.stallSeconds` too.
 /// - The fault is over when the pipeline prerolled again (VOD), or, for a live source whose
 ///   restart answers NO_PREROLL at once, when data flows again.
 struct RecoveryMachine: Sendable {
@@ -179,6 +180,11 @@ struct RecoveryMachine: Sendable {
             actions.append(.faultBegan(reason: reason))
         }
         probe = nil
+        // The restarted pipeline gets the full `stallSeconds` to deliver. (Before the machine,
+        // the watch kept its last note through the reconnect, so a restarted udp or rtsp
+        // source was lost again at the first tick after its restart, within a second:
+        // found by `RecoveryMachineTests`.)
+        stallWatch.reset()
         actions.append(.cancelProbe)
         actions.append(.release(again: playback.reconnecting))
         var current = fault ?? SourceRecovery(since: now, reason: reason)
