@@ -62,7 +62,7 @@ public final class Player {
 
     /// Fetches HLS master playlists (and later keys) on the GLib loop.
     let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
-    /// Probes origins while a source is stalled or reconnecting (Player+Recovery.swift): a
+    /// Probes origins while a source is stalled or reconnecting (`RecoveryController`): a
     /// short timeout, as a probe only asks whether the origin answers at all.
     let probeFetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)", timeoutSeconds: 5)
     /// Makes the calls into pipelines that can block, so this thread never waits on them.
