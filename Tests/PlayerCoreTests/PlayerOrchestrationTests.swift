@@ -27,7 +27,9 @@ final class PlayerOrchestrationTests: GStreamerTestCase {
             case .state(let change): return "state \(change.previous.rawValue)>\(change.state.rawValue)"
             case .reconnecting(let update): return "reconnecting \(update.attempt)"
             case .recovered: return "recovered"
-            case .source(let info): return "source \(info.map { URL(fileURLWithPath: $0.uri).lastPathComponent } ?? "-")"
+            case .source(let info):
+                guard let uri = info?.uri else { return "source -" }
+                return "source \(uri.contains("://") && !uri.hasPrefix("file:") ? uri : URL(fileURLWithPath: uri).lastPathComponent)"
             case .queue(let info): return "queue \(info?.index.map(String.init) ?? "-")"
             default: return event.type
             }
@@ -141,5 +143,38 @@ final class PlayerOrchestrationTests: GStreamerTestCase {
         let ended = try await eventually(timeout: 10) { player.state == .ended }
         XCTAssertTrue(ended)
         XCTAssertEqual(story(log, ["state", "eos", "settings"]), ["settings", "eos", "state playing>ended"])
+    }
+
+    // MARK: Timeshift
+
+    /// The demo source recorded into a ring and played from it: the source is live from the
+    /// first event, playing follows once enough is recorded, `live` events follow; after a
+    /// stop the recorder's glue is silent (its late segments reach no one).
+    @GLibActor
+    func testATimeshiftedSourcePlaysFromItsRingAndFallsSilentAtStop() async throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("marquee-ts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let player = Player(configuration: .init(sinks: SinkSelection(video: "fakevideosink", audio: "fakeaudiosink"),
+                                                  timeshiftFolder: folder))
+        defer { player.shutdown() }
+        let log = EventLog(player)
+        var request = OpenRequest(uri: "demo://")
+        request.timeshift = TimeshiftRequest(window: 30)
+        let opened = try player.send(.open(request))
+        XCTAssertEqual(opened.source?.live, true, "to the API the ring stays the live source it records")
+        let live = try await eventually(timeout: 30) {
+            player.state == .playing && log.events.contains { if case .live = $0 { true } else { false } }
+        }
+        let events = story(log, ["state", "source", "live", "error"])
+        XCTAssertTrue(live, "\(events)")
+        XCTAssertEqual(Array(events.prefix(3)), ["source demo://", "state idle>opening", "state opening>playing"], "\(events)")
+        XCTAssertEqual(Set(events.dropFirst(3)), ["live"], "\(events)")
+        XCTAssertNotNil(player.snapshot().live)
+        log.clear()
+
+        _ = try player.send(.stop)
+        try await Task.sleep(for: .milliseconds(2500))
+        XCTAssertEqual(story(log, ["state", "source", "live", "reconnecting", "recovered", "error"]), ["state playing>idle", "source -"])
     }
 }
