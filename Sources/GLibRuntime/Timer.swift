@@ -58,6 +58,9 @@ public final class OneShotTimer {
         }, data, { data in Unmanaged<OneShotBox>.fromOpaque(data!).release() })
     }
 
+    /// True once the action ran.
+    public var hasFired: Bool { box.fired }
+
     public func cancel() {
         // Removing a source that already ran is a GLib critical: only pending ones.
         if sourceID != 0 && !box.fired { g_source_remove(sourceID) }

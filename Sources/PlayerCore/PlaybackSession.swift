@@ -23,47 +23,10 @@ final class PlaybackSession {
 
     /// The latest stream collection, and the stream ids playbin3 says are selected.
     var streams: [MediaStream] = []
-    // Network fault recovery (Player+Recovery.swift).
-    var stallTimer: LoopTimer?
-    var stallWatch = StallWatch()
-    var recovery: SourceRecovery?
-    /// The origin probe in flight, numbered so a cancelled or superseded one is ignored.
-    var probe: FetchHandle?
-    private var probeID = 0
-    private var probeInFlight: Int?
     /// The pipeline prerolled at least once: later network errors are recovered from.
     var everPrerolled = false
-    /// The request that opened this session, for another try when playbin3 stalls before
-    /// preroll (Player.startPrerollStallWatch), and how many tries came before this one.
-    var openRequest: OpenRequest?
-    var stallRetries = 0
     /// The first type a typefind element reported for a local file (`TypeFound`).
     var foundType: TypeFound?
-    /// Marquee read the source's HLS playlist: the URL the user gave works, so a failing
-    /// segment or variant is an origin fault to ride out, even before the first frame.
-    var playlistLoaded = false
-
-    var isProbing: Bool { probeInFlight != nil }
-
-    func startProbe() -> Int {
-        probeID += 1
-        probeInFlight = probeID
-        return probeID
-    }
-
-    /// True when `id` is the probe in flight (which then ends).
-    func finishProbe(_ id: Int) -> Bool {
-        guard probeInFlight == id else { return false }
-        probeInFlight = nil
-        probe = nil
-        return true
-    }
-
-    func cancelProbe() {
-        probeInFlight = nil
-        probe?.cancel()
-        probe = nil
-    }
 
     /// Plugins GStreamer said it lacks for this source (see `MissingPluginNotes`).
     var missingPlugins = MissingPluginNotes()
@@ -79,27 +42,27 @@ final class PlaybackSession {
     var seekable: SeekableRange?
     var answeredQueries = false
 
-    // HLS: the ladder from our own parse of the master (nil until fetched, or not HLS), the
-    // pin that hlsdemux2 is configured with, and the quality in force.
-    var ladder: HLSLadder?
-    let variantPin = VariantPin()
-    var variantState = VariantState()
-    /// Sees hlsdemux2 as playbin3 creates it, to pin a variant before its first segment.
-    private var setupHook: ElementSetupHook?
-    var masterFetch: FetchHandle?
-    /// The first variant's media playlist, read to tell live HLS from VOD.
-    var livenessFetch: FetchHandle?
     /// The header proxy's session, when the open asked for request headers.
     var proxyToken: String?
     var requestHeaders: [String: String] = [:]
-    var defaultRenditionApplied = false
-    /// Timeshift: the recorder and ring this session plays from.
-    var timeshift: TimeshiftBuffer?
-    /// Since when the timeshift recorder has been reconnecting, and its latest attempt.
-    var recorderLost: (since: ContinuousClock.Instant, attempts: Int)?
 
-    /// Receives embedded subtitle text as it is due (playbin3's text sink).
-    private var textTap: TextSinkTap?
+    // The session's concerns, each a controller with its own state, timers and fetches,
+    // closed by `close()`: nothing of a closed session fires afterwards. Set by the open
+    // that made the session (`Player.open`), except the two the pipeline is built with.
+    /// The open's watchdogs (open timeout, format watch, preroll-stall retry).
+    var watchdogs: OpenWatchdogs?
+    /// Network fault recovery; nil for a source the player does not reconnect.
+    var recovery: RecoveryController?
+    /// HLS ladder, variant pin and renditions; nil for local files and the demo.
+    var hls: HLSController?
+    /// Timeshift: the recorder and ring this session plays from.
+    var timeshift: TimeshiftController?
+    /// External subtitles and the embedded text tap.
+    let subtitles: SessionSubtitles
+    /// Gapless continuation to the next queue item.
+    let gapless: GaplessController
+    /// Sees typefind as playbin3 creates it (local files), for `foundType`.
+    private var typefindHook: ElementSetupHook?
 
     init(id: Int, source: ResolvedSource, videoSink: Element, audioSink: String, settings: PlayerSettings,
          worker: PipelineWorker, onBusEvent: @escaping @GLibActor (BusEvent) -> Void,
@@ -109,17 +72,12 @@ final class PlaybackSession {
         self.source = source
         self.videoSink = videoSink
         control = worker.control(playbin)
+        subtitles = SessionSubtitles(onText: onSubtitleText)
+        gapless = GaplessController(playbin: playbin)
         playbin.set("uri", source.playbackURI)
-        // Subtitle text goes to a tap, never to playbin3's own overlay: that textoverlay inside
-        // playsink deadlocked GStreamer 1.22 when the pipeline went to NULL after the subtitle
-        // track was deselected while playing (the main thread waited in playsink's
-        // change_state for a lock the text streaming thread held while textoverlay waited for
-        // a video frame stuck in the prerolling sink). With a text-sink given, playsink links
-        // the text stream to it and builds no overlay; Marquee draws the text in its output
-        // stage and sends it as `cue` events.
-        textTap = TextSinkTap { buffer in Task { @GLibActor in onSubtitleText(buffer) } }
-        playbin.set("flags", nick: SinkSelection.playbinFlags(text: textTap?.sink != nil))
-        if let tap = textTap?.sink { playbin.set("text-sink", tap) }
+        // Subtitle text goes to a tap, never to playbin3's own overlay (`SessionSubtitles`).
+        playbin.set("flags", nick: SinkSelection.playbinFlags(text: subtitles.textSink != nil))
+        if let tap = subtitles.textSink { playbin.set("text-sink", tap) }
         // scaletempo keeps the pitch when the rate changes.
         if let scaletempo = Element(factory: "scaletempo") { playbin.set("audio-filter", scaletempo) }
         if source.isDemo, let clock = Element(factory: "clockoverlay") {
@@ -130,19 +88,15 @@ final class PlaybackSession {
             playbin.set("video-filter", clock)
         }
         apply(settings)
-        if !source.isLocalFile && !source.isDemo {
-            let pin = variantPin
-            setupHook = ElementSetupHook(playbin: playbin, factories: [Self.hlsDemuxer]) { _, demuxer in pin.configure(demuxer) }
-        } else if source.isLocalFile {
+        if source.isLocalFile {
             // What typefind makes of a local file, for a clear `unsupported_format` when it is
-            // not media (Player.handle, startFormatWatch). element-setup fires for the
-            // typefinds inside urisourcebin and parsebin alike; each reports the same type.
-            setupHook = ElementSetupHook(playbin: playbin, factories: [Self.typefind]) { _, typefind in typefind.reportTypeFound() }
+            // not media (Player.handle, OpenWatchdogs' format watch). element-setup fires for
+            // the typefinds inside urisourcebin and parsebin alike; each reports the same type.
+            typefindHook = ElementSetupHook(playbin: playbin, factories: [Self.typefind]) { _, typefind in typefind.reportTypeFound() }
         }
         watch = BusWatch(pipeline: playbin, handler: onBusEvent)
     }
 
-    static let hlsDemuxer = "hlsdemux2"
     static let typefind = "typefind"
 
     /// The playback position (stream time, seconds). Asked of the video and audio sinks, not
@@ -168,19 +122,6 @@ final class PlaybackSession {
     /// When the composed frame shows this source: its first frame takes a few output frames
     /// (and a renegotiation to its size) to get through the stage after preroll.
     var frameSettlesAt: ContinuousClock.Instant?
-
-    /// Gapless queue: the hook on playbin3's about-to-finish, the item it is armed with, and
-    /// whether playbin3 took it (the switch completes at the next STREAM_START).
-    var gapless: GaplessHook?
-    var gaplessNext: (index: Int, request: OpenRequest, source: ResolvedSource)?
-    var gaplessTaken = false
-
-    /// External subtitle files added to this session, and the one drawn (by id).
-    var externalSubtitles: [ExternalSubtitle] = []
-    var selectedExternalSubtitle: String?
-
-    /// The running hlsdemux2, once playbin3 created one.
-    var hlsDemuxer: Element? { setupHook?.element(factory: Self.hlsDemuxer) }
 
     func apply(_ settings: PlayerSettings) {
         playbin.set("volume", settings.volume)
@@ -232,26 +173,32 @@ final class PlaybackSession {
         return true
     }
 
-    /// Stops everything the session runs; `then` runs once its pipeline is in NULL.
+    /// Stops everything the session runs: its controllers first (their timers and fetches
+    /// never fire again), then the bus watch and the pipeline; `then` runs once the pipeline
+    /// is in NULL, after the timeshift ring (if any) was closed.
     func close(then: (@GLibActor @Sendable () -> Void)? = nil) {
-        stallTimer?.cancel()
-        stallTimer = nil
-        cancelProbe()
-        masterFetch?.cancel()
-        masterFetch = nil
-        livenessFetch?.cancel()
-        livenessFetch = nil
+        let textSink = subtitles.textSink  // flushed with the other sinks, below
+        watchdogs?.close()
+        recovery?.close()
+        hls?.close()
+        timeshift?.close()
+        subtitles.close()
+        gapless.close()
         watch?.stop()
         watch = nil
-        setupHook?.disconnect()
-        setupHook = nil
+        typefindHook?.disconnect()
+        typefindHook = nil
         // To NULL on the worker: a network pipeline can take seconds to stop. The worker
         // holds its own reference until then, and flushes the sinks first (a prerolling
         // sink deadlocked playbin3 1.22 on its way down: see `PipelineControl.release`).
-        control.release(flushing: [videoSink, audioSink] + [textTap?.sink].compactMap { $0 }, then: then)
-        gapless?.disconnect()
-        gapless = nil
-        textTap?.disconnect()
-        textTap = nil
+        // The pipeline first, while the ring server still holds its playlist request:
+        // closing the ring first answers that request on the server's thread while
+        // souphttpsrc is being stopped, a race that crashed GStreamer 1.22.0's souphttpsrc.
+        // So the ring closes once the pipeline is in NULL.
+        let timeshift = self.timeshift
+        control.release(flushing: [videoSink, audioSink] + [textSink].compactMap { $0 }) {
+            timeshift?.closeRing()
+            then?()
+        }
     }
 }

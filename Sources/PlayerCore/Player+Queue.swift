@@ -99,33 +99,20 @@ extension Player {
     /// local files; otherwise nothing (the end of stream opens the next item).
     func armGapless() {
         guard let session, session.source.isLocalFile else { return }
-        if session.gapless == nil {
-            let sessionID = session.id
-            session.gapless = GaplessHook(playbin: session.playbin) { _ in
-                Task { @GLibActor [weak self] in self?.gaplessTaken(inSession: sessionID) }
-            }
-        }
-        session.gaplessNext = nil
-        session.gapless?.arm(nil)
-        guard !machine.repeatOne, let queue, let next = index(after: queue.index ?? -1, in: queue) else { return }
-        let request = queue.items[next]
-        guard request.subtitle == nil, request.start == nil, request.timeshift == nil, !request.needsRequestHeaders,
-              let resolved = try? configuration.resolver.resolve(request), resolved.isLocalFile else { return }
-        session.gaplessNext = (next, request, resolved)
-        session.gapless?.arm(resolved.playbackURI)
+        session.gapless.arm(nextGaplessItem())
     }
 
-    /// playbin3 took the next URI (streaming thread, hopped here).
-    private func gaplessTaken(inSession sessionID: Int) {
-        guard let session, session.id == sessionID, session.gaplessNext != nil else { return }
-        session.gaplessTaken = true
+    private func nextGaplessItem() -> GaplessController.Item? {
+        guard !machine.repeatOne, let queue, let next = index(after: queue.index ?? -1, in: queue) else { return nil }
+        let request = queue.items[next]
+        guard request.subtitle == nil, request.start == nil, request.timeshift == nil, !request.needsRequestHeaders,
+              let resolved = try? configuration.resolver.resolve(request), resolved.isLocalFile else { return nil }
+        return GaplessController.Item(index: next, request: request, source: resolved)
     }
 
     /// STREAM_START after a gapless switch: the next item plays now; the books follow.
     func finishGaplessSwitch() {
-        guard let session, session.gaplessTaken, let next = session.gaplessNext, var current = queue else { return }
-        session.gaplessTaken = false
-        session.gaplessNext = nil
+        guard let session, var current = queue, let next = session.gapless.completeSwitch() else { return }
         // The item that ended closes for features (its `end` and resume point) before the
         // next one is looked up, so a queue of the same content twice sees its point.
         notifyFeatures(progress.map { .closing($0, atEnd: machine.state == .ended) })
@@ -136,9 +123,7 @@ extension Player {
         let prepared = prepareOpen(next.request, replacing: nil)
         session.source = source
         session.duration = nil
-        session.externalSubtitles = []
-        session.selectedExternalSubtitle = nil
-        lastSource = source.info
+        session.subtitles.removeExternal()
         watchClock = WatchClock(alreadyWatched: prepared.watched ?? 0)
         watchClock.playing(machine.state == .playing)
         current.index = next.index

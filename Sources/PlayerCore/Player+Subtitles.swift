@@ -31,8 +31,8 @@ extension Player {
     /// Reads, parses and selects an external subtitle file for the loaded session.
     func addSubtitle(uri: String) throws(APIError) {
         let session = try requireSource()
-        attach(try loadSubtitleFile(uri), to: session)
-        try selectExternalSubtitle(session.externalSubtitles.last?.id)
+        let added = attach(try loadSubtitleFile(uri), to: session)
+        try selectExternalSubtitle(added.id)
     }
 
     /// Reads and parses a subtitle file; nothing changes in the player.
@@ -60,13 +60,11 @@ extension Player {
     }
 
     /// Adds a parsed file to a session's tracks (not selected).
-    func attach(_ loaded: LoadedSubtitle, to session: PlaybackSession) {
-        let id = "external-\(session.externalSubtitles.count + 1)"
-        let languages = Set(loaded.document.cues.compactMap(\.language))
-        session.externalSubtitles.append(ExternalSubtitle(
-            id: id, title: loaded.fileName, language: languages.count == 1 ? languages.first : nil,
-            format: loaded.document.format, schedule: SubtitleSchedule(cues: loaded.document.cues)))
-        log.info("subtitle file", ["id": id, "format": loaded.document.format.rawValue, "cues": "\(loaded.document.cues.count)"])
+    @discardableResult
+    func attach(_ loaded: LoadedSubtitle, to session: PlaybackSession) -> ExternalSubtitle {
+        let added = session.subtitles.add(loaded)
+        log.info("subtitle file", ["id": added.id, "format": loaded.document.format.rawValue, "cues": "\(loaded.document.cues.count)"])
+        return added
     }
 
     /// The extension decides the format when it names one; otherwise the content does.
@@ -82,10 +80,10 @@ extension Player {
     /// Selects an external track (and deselects embedded subtitles), or nil: none.
     func selectExternalSubtitle(_ id: String?) throws(APIError) {
         let session = try requireSource()
-        if let id, !session.externalSubtitles.contains(where: { $0.id == id }) {
+        if let id, !session.subtitles.external.contains(where: { $0.id == id }) {
             throw APIError(.unknownTrack, "no subtitle track '\(id)'")
         }
-        session.selectedExternalSubtitle = id
+        session.subtitles.selectedExternal = id
         if id != nil {
             let isText = { (streamID: String) in session.streams.first { $0.id == streamID }?.kind == .text }
             if currentSelection().contains(where: isText) { sendSelection(currentSelection().filter { !isText($0) }) }
@@ -94,10 +92,7 @@ extension Player {
         refreshCue()
     }
 
-    var shownSchedule: SubtitleSchedule? {
-        guard let session, let id = session.selectedExternalSubtitle else { return nil }
-        return session.externalSubtitles.first { $0.id == id }?.schedule
-    }
+    var shownSchedule: SubtitleSchedule? { session?.subtitles.selectedSchedule }
 
     /// Puts the cue for the current position on screen, publishes it when it changed, and
     /// wakes up again at the next cue boundary while playing. Called after anything that
@@ -134,9 +129,10 @@ extension Player {
         cueTimer = OneShotTimer(milliseconds: UInt32(delay)) { [weak self] in self?.refreshCue() }
     }
 
-    /// Embedded subtitle text, as playbin3's text sink receives it at its time.
-    func showEmbeddedCue(_ buffer: TextSinkTap.TextBuffer, fromSession sessionID: Int) {
-        guard let session, session.id == sessionID, session.selectedExternalSubtitle == nil else { return }
+    /// Embedded subtitle text, as playbin3's text sink receives it at its time (only the
+    /// loaded session's: `SessionSubtitles` drops what arrives after its session closed).
+    func showEmbeddedCue(_ buffer: TextSinkTap.TextBuffer) {
+        guard let session, session.subtitles.selectedExternal == nil else { return }
         let position = session.position ?? 0
         let start = buffer.start ?? position
         // A cue without a duration stays up to 5 s (or until the next one replaces it).
@@ -144,14 +140,15 @@ extension Player {
                                 text: buffer.isMarkup ? buffer.text : BasicMarkup.escape(buffer.text))
         let trimmed = cue.plainText.trimmingWhitespace()
         let shown = SubtitleSchedule.Shown(plainText: cue.plainText, markup: cue.basicMarkup, start: cue.start, end: cue.end)
-        if trimmed.isEmpty { showCue(nil) } else { showEmbeddedCueWhenDue(shown.delayed(by: settings.subtitleDelay), sessionID: sessionID) }
+        if trimmed.isEmpty { showCue(nil) } else { showEmbeddedCueWhenDue(shown.delayed(by: settings.subtitleDelay), in: session) }
         refreshCue()
     }
 
     /// An embedded cue moved by `subtitleDelay`: shown once the playhead reaches its start
-    /// (at once when it is already there), dropped when a seek or another source left it.
-    private func showEmbeddedCueWhenDue(_ shown: SubtitleSchedule.Shown, sessionID: Int) {
-        guard let session, session.id == sessionID, let position = session.position else { return }
+    /// (at once when it is already there), dropped when a seek left it. The wait is the
+    /// session's (`SessionSubtitles.hold`): it ends with the session.
+    private func showEmbeddedCueWhenDue(_ shown: SubtitleSchedule.Shown, in session: PlaybackSession) {
+        guard let position = session.position else { return }
         guard position < shown.end, shown.start - position <= abs(settings.subtitleDelay) + 1 else { return }
         guard position < shown.start - 0.01 else {
             showCue(shown)
@@ -159,9 +156,9 @@ extension Player {
             return
         }
         let wait = machine.state == .playing ? (shown.start - position) / max(0.1, settings.rate) : 0.25
-        Task { @GLibActor [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9) + 5_000_000)
-            self?.showEmbeddedCueWhenDue(shown, sessionID: sessionID)
+        session.subtitles.hold(milliseconds: UInt32(wait * 1000) + 5) { [weak self, weak session] in
+            guard let self, let session else { return }
+            self.showEmbeddedCueWhenDue(shown, in: session)
         }
     }
 

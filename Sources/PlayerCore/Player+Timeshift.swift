@@ -20,53 +20,32 @@ extension Player {
     }
 
     /// Seconds to add to a pipeline position to get the API's position.
-    var timelineOffset: Double { session?.timeshift?.playbackOrigin ?? 0 }
+    var timelineOffset: Double { session?.timeshift?.buffer.playbackOrigin ?? 0 }
 
-    /// Starts recording when the open asks for timeshift (or the source is live and
-    /// `--timeshift-window` is set), and points `source` at the ring. nil otherwise.
-    func startTimeshift(_ request: OpenRequest, source: inout ResolvedSource, sessionID: Int) throws(APIError) -> TimeshiftBuffer? {
-        let isLiveKind = source.info.kind == .live
-        guard let window = request.timeshift?.window ?? (isLiveKind ? configuration.defaultTimeshiftWindow : nil) else { return nil }
-        guard !source.isLocalFile else {
-            throw APIError(.invalidArgument, "'timeshift' applies to live sources (udp://, rtsp://, live HLS, demo://), not files")
-        }
+    /// Starts recording `window` seconds of `source` (the plan checked that it may) and
+    /// points `source` at the ring.
+    func startTimeshift(window: Double, source: inout ResolvedSource, sessionID: Int) throws(APIError) -> TimeshiftController {
         guard let root = configuration.timeshiftFolder else {
             throw APIError(.invalidArgument, "timeshift needs a data directory (--data-dir)")
         }
         let recording: RecordingSource = source.isDemo ? .demo : .uri(source.playbackURI)
         let folder = root.appendingPathComponent("session-\(sessionID)-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        let buffer = TimeshiftBuffer(source: recording, window: window, folder: folder) { [weak self] event in
-            self?.timeshiftEvent(event, sessionID: sessionID)
-        }
+        // The controller is silenced when its session closes: no event reaches a later one.
+        let timeshift = TimeshiftController(source: recording, window: window, folder: folder,
+                                            publish: { [weak self] event in self?.publish(event) },
+                                            onRecorded: { [weak self] in self?.keepInsideRing() })
         do {
-            try buffer.start()
-            source.playbackURI = buffer.serve(from: try ringServer())
+            try timeshift.buffer.start()
+            source.playbackURI = timeshift.buffer.serve(from: try ringServer())
         } catch {
-            buffer.close()
+            timeshift.closeRing()
             throw APIError(.pipelineError, "cannot start timeshift: \(error)")
         }
         // The ring is HLS to playbin3; to the API it stays the live source it records.
         source.info.live = true
         source.isDemo = false
         log.info("timeshift", ["window": "\(window)", "folder": folder.lastPathComponent])
-        return buffer
-    }
-
-    private func timeshiftEvent(_ event: TimeshiftBuffer.Event, sessionID: Int) {
-        guard let session, session.id == sessionID else { return }
-        switch event {
-        case .recorded:
-            keepInsideRing(session)
-            if let lost = session.recorderLost {
-                // The first segment after a reconnect: the live source is back.
-                session.recorderLost = nil
-                let downtime = Double((ContinuousClock.now - lost.since).components.seconds)
-                publish(.recovered(RecoveredUpdate(attempts: lost.attempts, downtime: downtime)))
-            }
-        case .reconnecting(let attempt, let delay, let reason):
-            session.recorderLost = (session.recorderLost?.since ?? .now, attempt)
-            publish(.reconnecting(ReconnectingUpdate(attempt: attempt, delay: delay, reason: reason)))
-        }
+        return timeshift
     }
 
     /// The seekable range in the API's timeline for a timeshifted source: from the oldest
@@ -75,7 +54,7 @@ extension Player {
     /// segment) to where hlsdemux2 lets a live playlist be played (about three segments
     /// back from the newest).
     func timeshiftSeekable(_ session: PlaybackSession) -> TimeRange? {
-        guard let buffer = session.timeshift, let origin = buffer.playbackOrigin else { return nil }
+        guard let buffer = session.timeshift?.buffer, let origin = buffer.playbackOrigin else { return nil }
         let ring = buffer.ring
         let safeStart = ring.start + (ring.isSliding ? Double(ring.targetDuration) : 0)
         // hlsdemux2's own range start is no guide (with a short playlist it reports its end).
@@ -88,8 +67,8 @@ extension Player {
     /// The window slides on while the viewer is paused (or plays slower than the edge
     /// moves): before the oldest segment under the playhead is dropped, the playhead moves
     /// on to the new start of the window, as a DVR does. Paused stays paused.
-    private func keepInsideRing(_ session: PlaybackSession) {
-        guard machine.prerolled, machine.seekInFlight == nil, session.timeshift?.ring.isSliding == true,
+    private func keepInsideRing() {
+        guard let session, machine.prerolled, machine.seekInFlight == nil, session.timeshift?.buffer.ring.isSliding == true,
               let range = timeshiftSeekable(session),
               let position = session.position.map({ $0 + timelineOffset }), position < range.start else { return }
         log.info("timeshift window passed the playhead", ["position": "\(position)", "start": "\(range.start)"])
@@ -99,7 +78,7 @@ extension Player {
     /// `seekable` and `live` for the snapshot: the ring's for timeshift, hlsdemux2's window
     /// for live HLS, the seekable range alone for anything else that can seek.
     func liveWindow(_ session: PlaybackSession, position: Double?) -> (TimeRange?, LiveInfo?) {
-        if let buffer = session.timeshift {
+        if let buffer = session.timeshift?.buffer {
             guard let range = timeshiftSeekable(session) else { return (nil, nil) }
             let edge = buffer.ring.edge
             let live = position.map { LiveInfo(edge: edge, behind: max(0, edge - $0), window: range.end - range.start) }
@@ -108,7 +87,7 @@ extension Player {
         guard machine.prerolled, !machine.isLive, let range = session.seekable else { return (nil, nil) }
         let seekable = TimeRange(start: range.start, end: range.end)
         // Live HLS: hlsdemux2's seekable range is the playlist's window.
-        guard lastSource?.live == true, let position else { return (seekable, nil) }
+        guard session.source.info.live, let position else { return (seekable, nil) }
         return (seekable, LiveInfo(edge: range.end, behind: max(0, range.end - position), window: range.end - range.start))
     }
 
@@ -116,7 +95,7 @@ extension Player {
     /// the pipeline for its seekable range again (on the worker: the query reaches
     /// hlsdemux2), so the live window in snapshots is at most a second old.
     func updateLiveTimer() {
-        guard session != nil, lastSource?.live == true else {
+        guard session?.source.info.live == true else {
             liveTimer?.cancel()
             liveTimer = nil
             return

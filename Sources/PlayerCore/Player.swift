@@ -42,10 +42,13 @@ public final class Player {
     // What the user asked for; what is running (nil when idle); counters.
     private(set) var settings = PlayerSettings()
     private(set) var session: PlaybackSession?
-    /// Numbers sessions, so bus messages from a replaced one are told apart.
+    /// Numbers sessions (their timeshift folders are named after them).
     private var sessionCount = 0
-    /// The source of the last session, kept after an error so the snapshot says what failed.
-    var lastSource: SourceInfo?
+    /// The source of a session an error released, kept so the snapshot says what failed;
+    /// nil while a session is loaded (its `source.info` is the one truth) and after a stop.
+    private var releasedSource: SourceInfo?
+    /// What is loaded, or what failed last: the session's source, else the released one.
+    var currentSource: SourceInfo? { session?.source.info ?? releasedSource }
     public private(set) var stats = PlayerStats()
 
     private(set) var machine = PlaybackMachine()
@@ -59,7 +62,7 @@ public final class Player {
 
     /// Fetches HLS master playlists (and later keys) on the GLib loop.
     let fetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)")
-    /// Probes origins while a source is stalled or reconnecting (Player+Recovery.swift): a
+    /// Probes origins while a source is stalled or reconnecting (`RecoveryController`): a
     /// short timeout, as a probe only asks whether the origin answers at all.
     let probeFetcher = HTTPFetcher(userAgent: "marquee/\(MarqueeVersion.current)", timeoutSeconds: 5)
     /// Makes the calls into pipelines that can block, so this thread never waits on them.
@@ -151,52 +154,58 @@ public final class Player {
         return session
     }
 
-    /// `retrying`: the same request again after a stalled open (`startPrerollStallWatch`):
-    /// what was loaded never played, so features are not told it is being replaced (its
-    /// position 0 would overwrite the viewer's resume point, and the retry would start at 0).
-    func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false) throws(APIError) {
+    /// `retrying`: the same request again after a stalled open (`OpenWatchdogs`), the
+    /// `stallRetries`-th: what was loaded never played, so features are not told it is being
+    /// replaced (its position 0 would overwrite the viewer's resume point, and the retry
+    /// would start at 0).
+    func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false, stallRetries: Int = 0) throws(APIError) {
         // Features adjust the request first (a resume point's start and watched time); they
         // are told what plays now, which this open replaces if it goes ahead.
         let request = prepareOpen(original, replacing: retrying ? nil : progress)
-        var resolved = try configuration.resolver.resolve(request)
-        // Read before anything changes: a bad subtitle file refuses the whole open and the
-        // current playback goes on untouched.
-        let subtitle = try request.subtitle.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
-        var proxyToken: String?
-        if request.needsRequestHeaders {
-            guard !resolved.isLocalFile && !resolved.isDemo else {
-                throw APIError(.invalidArgument, "'headers', 'referer', 'userAgent' and 'keyHeaders' apply to http(s) sources")
-            }
-            do {
-                let token = try proxy.register(.init(headers: request.requestHeaders, keyHeaders: request.keyHeaders ?? [:]))
-                proxyToken = token
-                resolved.originURI = resolved.playbackURI
-                resolved.playbackURI = proxy.url(for: resolved.playbackURI, token: token)
-            } catch {
-                throw APIError(.pipelineError, "cannot start the header proxy: \(error)")
-            }
-        }
-        resolved.info.userId = request.userId
-        resolved.info.originalUrl = request.originalUrl
+        // Everything that can refuse the open, before anything changes: the plan (pure), the
+        // subtitle file (a bad one refuses the whole open and the current playback goes on
+        // untouched), and the header proxy's session.
+        let plan = try OpenPlan(request, resolver: configuration.resolver, timeshiftFolder: configuration.timeshiftFolder,
+                                defaultTimeshiftWindow: configuration.defaultTimeshiftWindow)
+        let subtitle = try plan.subtitleURI.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
+        var source = plan.source
+        let proxyToken = try registerHeaders(of: plan, source: &source)
+        // From here on the plan is applied.
         closeSession()
-        try output.start()
-        watchClock = WatchClock(alreadyWatched: request.watched ?? 0)
-        sessionCount += 1
-        let sessionID = sessionCount
-        let timeshift = try startTimeshift(request, source: &resolved, sessionID: sessionID)
-        let newSession = try PlaybackSession(id: sessionID, source: resolved, videoSink: output.makeSourceSink(channel: output.mainChannel),
-                                             audioSink: configuration.sinks.audio, settings: settings, worker: worker,
-                                             onBusEvent: { [weak self] event in self?.handle(event, fromSession: sessionID) },
-                                             onSubtitleText: { [weak self] text in self?.showEmbeddedCue(text, fromSession: sessionID) })
-        newSession.openRequest = original
+        let newSession: PlaybackSession
+        let timeshift: TimeshiftController?
+        do throws(APIError) {
+            try output.start()
+            sessionCount += 1
+            timeshift = try plan.timeshiftWindow.map { (window) throws(APIError) in
+                try startTimeshift(window: window, source: &source, sessionID: sessionCount)
+            }
+            do throws(APIError) {
+                newSession = try PlaybackSession(id: sessionCount, source: source, videoSink: output.makeSourceSink(channel: output.mainChannel),
+                                                 audioSink: configuration.sinks.audio, settings: settings, worker: worker,
+                                                 onBusEvent: { [weak self] event in self?.handle(event) },
+                                                 onSubtitleText: { [weak self] text in self?.showEmbeddedCue(text) })
+            } catch {
+                timeshift?.closeRing()
+                throw error
+            }
+        } catch {
+            if let proxyToken { proxy.unregister(proxyToken) }
+            throw error
+        }
+        watchClock = WatchClock(alreadyWatched: plan.watched)
         newSession.proxyToken = proxyToken
         newSession.requestHeaders = request.requestHeaders
         newSession.timeshift = timeshift
+        newSession.watchdogs = OpenWatchdogs(session: newSession, host: self, request: original, stallRetries: stallRetries)
+        if plan.mayUseHLSDemuxer { newSession.hls = HLSController(session: newSession, host: self, fetcher: fetcher) }
+        newSession.recovery = RecoveryController(session: newSession, host: self, reconnectTimeout: configuration.reconnectTimeout,
+                                                 recorded: timeshift != nil, probeFetcher: probeFetcher)
         session = newSession
-        lastSource = resolved.info
+        releasedSource = nil
         stats.opens += 1
-        log.info("open", ["uri": resolved.info.uri, "kind": resolved.info.kind.rawValue])
-        publish(.source(resolved.info))
+        log.info("open", ["uri": source.info.uri, "kind": source.info.kind.rawValue])
+        publish(.source(source.info))
         if !fromQueue, queue != nil {
             queue = nil
             updateRepeat()
@@ -205,90 +214,34 @@ public final class Player {
         updateLiveTimer()
         updateOutput()
         if let subtitle {
-            attach(subtitle, to: newSession)
-            newSession.selectedExternalSubtitle = newSession.externalSubtitles.last?.id
+            newSession.subtitles.selectedExternal = attach(subtitle, to: newSession).id
         }
-        if !resolved.isLocalFile && !resolved.isDemo && timeshift == nil { probeForHLS(newSession) }
-        run(machine.handle(.open(autoplay: request.autoplay ?? true, start: request.start, mayBeLive: !resolved.isLocalFile)))
+        if plan.fetchesMaster { newSession.hls?.fetchMaster() }
+        run(machine.handle(.open(autoplay: plan.autoplay, start: plan.start, mayBeLive: plan.mayBeLive)))
         notifyFeatures(progress.map { .loaded($0) })
-        startOpenWatchdog(for: newSession)
-        startFormatWatch(for: newSession)
-        startPrerollStallWatch(for: newSession)
-        startStallWatch(for: newSession)
+        newSession.watchdogs?.start()
+        newSession.recovery?.start()
     }
 
-    /// A source that never prerolls must not leave the player in `opening` for ever. Besides
-    /// stalled servers, GStreamer 1.22's parsebin sometimes drops a demuxer's error that
-    /// arrives while it is still setting the demuxer up (seen with a truncated MP4 in two of
-    /// eight opens right after another file played): no error reaches the bus and nothing
-    /// else happens. A local file prerolls in well under a second, so its limit is short.
-    private func startOpenWatchdog(for watched: PlaybackSession) {
-        let seconds = watched.source.isLocalFile ? 8 : 30
-        runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
-            guard let self, let watched, self.session === watched, !watched.everPrerolled, self.machine.error == nil,
-                  !self.machine.reconnecting else { return }  // a reconnect has its own time limit
-            self.log.warning("open timed out", ["uri": watched.source.info.uri, "seconds": "\(seconds)"])
-            self.feed(.failed(APIError(watched.source.isLocalFile ? .mediaError : .networkError,
-                                       "the source did not start playing within \(seconds) s")))
+    /// Registers the open's request headers with the header proxy and points `source` at
+    /// it; nil when the open has none.
+    private func registerHeaders(of plan: OpenPlan, source: inout ResolvedSource) throws(APIError) -> String? {
+        guard let headers = plan.proxiedHeaders else { return nil }
+        do {
+            let token = try proxy.register(.init(headers: headers.headers, keyHeaders: headers.keyHeaders))
+            source.originURI = source.playbackURI
+            source.playbackURI = proxy.url(for: source.playbackURI, token: token)
+            return token
+        } catch {
+            throw APIError(.pipelineError, "cannot start the header proxy: \(error)")
         }
     }
-
-    /// A local file that typefind only guessed at (below `APIError.weakTypeProbability`) and
-    /// that has not prerolled a second after its open is garbage that looked a little like
-    /// something: it fails now as `unsupported_format`, not after the 8 s open watchdog.
-    /// Real files are found at 80-100% (their container's magic bytes) and preroll in tens of
-    /// milliseconds (a local MP4 in 10-20 ms here, 120 ms as the first open of a process), so
-    /// a second leaves a wide margin on a loaded machine, and a file that prerolls is never
-    /// failed. Files typefind does not recognise at all fail at once with typefind's own
-    /// error, and non-media types at their stream collection (`handle`).
-    private func startFormatWatch(for watched: PlaybackSession) {
-        guard watched.source.isLocalFile else { return }
-        runAfter(milliseconds: 1000) { [weak self, weak watched] in
-            guard let self, let watched, self.session === watched, !self.machine.prerolled, self.machine.error == nil,
-                  let error = APIError.unsupportedFormat(weak: watched.foundType) else { return }
-            self.log.warning("unsupported format", ["uri": watched.source.info.uri, "message": error.message])
-            self.feed(.failed(error))
-        }
-    }
-
-    /// GStreamer 1.22's playbin3 sometimes stops right after its stream collection when a
-    /// local file opens: no streams-selected, no preroll, and the open watchdog fails it
-    /// after 8 s. Measured with opens alternating two files: 2 to 3 in 200 (0 in 200 with the
-    /// build before issue 9; not pinned down further), and now and then the next try stalls
-    /// too. Setting that playbin3 to NULL and prerolling it again crashed in playsink (a
-    /// streamsynchronizer pad left behind), so the file is opened again with a new pipeline:
-    /// a file with a collection but no selected streams 1.5 s after its open (a normal one
-    /// has both within tens of milliseconds), up to `maxStallRetries` times. Nothing has
-    /// played yet, so no content session began for it (no analytics `begin`). Only a
-    /// collection with an audio or video stream counts: one without (a PDF, an executable)
-    /// is not media, and opening it again only stalled again (3 x 1.5 s, then the 8 s
-    /// watchdog: 12.5 s to an error).
-    private func startPrerollStallWatch(for watched: PlaybackSession) {
-        guard watched.source.isLocalFile else { return }
-        runAfter(milliseconds: 1500) { [weak self, weak watched] in
-            guard let self, let watched, self.session === watched, let request = watched.openRequest,
-                  watched.stallRetries < Self.maxStallRetries, !self.machine.prerolled, self.machine.error == nil,
-                  watched.streams.contains(where: { $0.kind == .audio || $0.kind == .video }),
-                  watched.selectedStreamIDs.isEmpty else { return }
-            self.log.warning("open stalled after the stream collection; opening again",
-                             ["uri": watched.source.info.uri, "try": "\(watched.stallRetries + 2)"])
-            do throws(APIError) {
-                // As from the queue: a queue the first open kept (or cleared) stays as it is.
-                try self.open(request, fromQueue: true, retrying: true)
-                self.session?.stallRetries = watched.stallRetries + 1
-            } catch {
-                self.feed(.failed(error))
-            }
-        }
-    }
-
-    static let maxStallRetries = 3
 
     private func stop() {
-        guard session != nil || lastSource != nil else { return }
+        guard currentSource != nil else { return }
         closeSession()
         updateOutput()
-        lastSource = nil
+        releasedSource = nil
         run(machine.handle(.stop))
         publish(.source(nil))
     }
@@ -336,7 +289,7 @@ public final class Player {
 
     private func goLive() throws(APIError) {
         let session = try requireSource()
-        guard machine.isLive || lastSource?.live == true else {
+        guard machine.isLive || session.source.info.live else {
             throw APIError(.notLive, "the source is not live")
         }
         // Without timeshift a live source always plays at its edge: nothing to jump over.
@@ -378,7 +331,7 @@ public final class Player {
             showCue(nil)
             return
         }
-        if session.externalSubtitles.contains(where: { $0.id == id }) {
+        if session.subtitles.external.contains(where: { $0.id == id }) {
             try selectExternalSubtitle(id)
             return
         }
@@ -424,12 +377,11 @@ public final class Player {
 
     // MARK: Pipeline events
 
-    private func handle(_ event: BusEvent, fromSession sessionID: Int) {
-        // A late message from a session that was replaced is ignored.
-        guard let session, session.id == sessionID else {
-            log.debug("bus event from a closed session", ["event": "\(event)"])
-            return
-        }
+    /// A bus event of the loaded session's pipeline. Only the loaded session's reach here:
+    /// its bus watch is removed when it closes (on this thread, so nothing is dispatched
+    /// after), and the worker's answers come over that same bus.
+    private func handle(_ event: BusEvent) {
+        guard let session else { return }
         log.debug("bus", ["event": "\(event)"])
         switch event {
         case .stateChanged(_, let new, _):
@@ -467,12 +419,12 @@ public final class Player {
                                     missingPlugins: session.missingPlugins.names)
             if session.source.isLocalFile, !machine.prerolled { apiError = apiError.explained(by: session.foundType) }
             log.error("pipeline error", ["code": apiError.code.rawValue, "message": error.message, "debug": error.debug ?? ""])
-            if recoverFromPipelineError(apiError, in: session) { return }
+            if session.recovery?.pipelineError(apiError) == true { return }
             feed(.failed(apiError))
         case .warning(let warning):
             log.warning("pipeline warning", ["message": warning.message])
         case .streamCollection(let streams):
-            session.streams = streams.map { session.ladder?.describe($0) ?? $0 }
+            session.streams = streams.map { session.hls?.ladder?.describe($0) ?? $0 }
             publish(.tracks(tracks()))
             // A local file's collection without audio or video (typefind found application/pdf,
             // application/zip...; parsebin posts missing-plugin and exposes an unknown stream)
@@ -519,7 +471,7 @@ public final class Player {
         switch work {
         case .stateChange(let state, let result):
             if result == .noPreroll && state >= .paused { feed(.liveSource) }
-            if result == .failure && state > .null { failStateChange(to: PlaybackMachine.PipelineState(state), in: session) }
+            if result == .failure && state > .null { session.watchdogs?.stateChangeRefused(to: PlaybackMachine.PipelineState(state)) }
         case .seek(let accepted):
             guard !accepted else { return }
             log.warning("seek refused")
@@ -541,7 +493,7 @@ public final class Player {
     /// Carries out the machine's actions. Calls into the pipeline go to the worker; what
     /// they return comes back as bus events, after this batch's own events.
     func run(_ actions: [PlaybackMachine.Action]) {
-        defer { finishRecoveryIfDone() }
+        defer { machineRan() }
         for action in actions {
             switch action {
             case .setPipelineState(let state):
@@ -562,15 +514,11 @@ public final class Player {
         }
     }
 
-    /// A refused state change usually has its reason on the bus (an error, `missing-plugin`
-    /// messages) a moment later; that reason is the one to report, so this generic failure
-    /// waits for it (a failure already reported makes this one a no-op).
-    private func failStateChange(to state: PlaybackMachine.PipelineState, in failed: PlaybackSession) {
-        runAfter(milliseconds: 200) { [weak self, weak failed] in
-            guard let self, let failed, self.session === failed else { return }
-            let refusal = GStreamerError(domain: .core, code: 0, message: "the pipeline could not change to \(state)")
-            self.feed(.failed(APIError(pipelineError: refusal, remote: false, missingPlugins: failed.missingPlugins.names)))
-        }
+    /// After the machine ran: what the session's controllers follow.
+    private func machineRan() {
+        guard let session else { return }
+        if machine.prerolled { session.everPrerolled = true }
+        session.recovery?.machineRan()
     }
 
     /// One input to the machine and its actions; a failure is also counted and published.
@@ -592,13 +540,9 @@ public final class Player {
         watchClock.playing(false)
         notifyFeatures(progress.map { .closing($0, atEnd: machine.state == .ended) })
         if let token = session?.proxyToken { proxy.unregister(token) }
-        // The player's pipeline first, while the ring server still holds its playlist
-        // request: closing the ring first answers that request on the server's thread while
-        // souphttpsrc is being stopped, a race that crashed GStreamer 1.22.0's souphttpsrc.
-        // So the ring closes once the worker has the pipeline in NULL.
-        let timeshift = session?.timeshift
+        releasedSource = session?.source.info
+        // The session closes its timeshift ring once the worker has the pipeline in NULL.
         session?.close {
-            timeshift?.close()
             // A pipeline's decoders free tens of MB that glibc keeps in per-thread arenas;
             // give them back so an idle or stopped daemon stays small.
             Heap.trim()
@@ -653,7 +597,7 @@ public final class Player {
     public func snapshot() -> PlayerSnapshot {
         var s = PlayerSnapshot()
         s.state = machine.state
-        s.source = lastSource
+        s.source = currentSource
         if session != nil { s.source?.watched = watchClock.total() }
         s.settings = settings
         s.abLoop = session?.abLoop
@@ -669,8 +613,8 @@ public final class Player {
             s.duration = session.duration
             (s.seekable, s.live) = liveWindow(session, position: s.position)
             s.tracks = tracks()
-            s.variants = session.ladder?.variants ?? []
-            s.variant = session.variantState
+            s.variants = session.hls?.ladder?.variants ?? []
+            s.variant = session.hls?.variantState ?? VariantState()
         }
         return s
     }
@@ -679,9 +623,9 @@ public final class Player {
         guard let session else { return Tracks() }
         var tracks = TrackList.tracks(streams: session.streams, selected: Set(currentSelection()))
         // External files come after the embedded tracks; one of them drawn means no embedded one is.
-        let external = session.selectedExternalSubtitle
+        let external = session.subtitles.selectedExternal
         if external != nil { tracks.subtitle = tracks.subtitle.map { var t = $0; t.selected = false; return t } }
-        tracks.subtitle += session.externalSubtitles.map { var t = $0.track; t.selected = $0.id == external; return t }
+        tracks.subtitle += session.subtitles.external.map { var t = $0.track; t.selected = $0.id == external; return t }
         return tracks
     }
 
@@ -695,7 +639,7 @@ public final class Player {
         removeWatermark()
         output.stop()
         worker.drain()
-        timeshift?.close(waiting: true)
+        timeshift?.closeRing(waiting: true)
         subscribers.removeAll()
         features.removeAll()
     }
@@ -708,6 +652,23 @@ extension PlaybackMachine.PipelineState {
         case .ready: self = .ready
         case .paused: self = .paused
         case .playing: self = .playing
+        }
+    }
+}
+
+/// What the session's controllers may ask (`SessionHost`).
+extension Player: SessionHost {
+    func sourceInfoChanged(in session: PlaybackSession) {
+        publish(.source(session.source.info))
+        updateLiveTimer()
+    }
+
+    func reopen(_ request: OpenRequest, afterStall retries: Int) {
+        do throws(APIError) {
+            // As from the queue: a queue the first open kept (or cleared) stays as it is.
+            try open(request, fromQueue: true, retrying: true, stallRetries: retries)
+        } catch {
+            feed(.failed(error))
         }
     }
 }

@@ -2,8 +2,8 @@ import FoundationEssentials
 import Glibc
 
 /// The book-keeping of one network fault of an http(s) source, from the moment it stopped
-/// delivering until it delivers again or the player gives up. Pure values; the player
-/// (`Player+Recovery.swift`) does the waiting and the probing.
+/// delivering until it delivers again or the player gives up. Pure values, held by the
+/// `RecoveryMachine`; `RecoveryController` does the waiting and the probing.
 struct SourceRecovery: Sendable {
     /// When the source stopped delivering.
     let since: ContinuousClock.Instant

@@ -523,11 +523,11 @@ final class SourceRecoveryTests: XCTestCase {
         }
         let segments = (0..<20).map { "#EXTINF:2.0,\nseg\($0).ts" }.joined(separator: "\n")
         let vod = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n\(segments)\n#EXT-X-ENDLIST\n")
-        XCTAssertEqual(Array(Player.segmentsAhead(of: 4.5, in: vod)),
+        XCTAssertEqual(Array(OriginProbe.segmentsAhead(of: 4.5, in: vod)),
                        (2...7).map { "http://o.example/v/seg\($0).ts" }, "from the one playing to 10 s ahead, at most 6")
-        XCTAssertEqual(Player.segmentsAhead(of: 39.9, in: vod).first, "http://o.example/v/seg19.ts")
-        XCTAssertTrue(Player.segmentsAhead(of: 41, in: vod).isEmpty, "past the end: nothing to ask")
+        XCTAssertEqual(OriginProbe.segmentsAhead(of: 39.9, in: vod).first, "http://o.example/v/seg19.ts")
+        XCTAssertTrue(OriginProbe.segmentsAhead(of: 41, in: vod).isEmpty, "past the end: nothing to ask")
         let live = try media("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:100\n\(segments)\n")
-        XCTAssertEqual(Array(Player.segmentsAhead(of: 3, in: live)), ["http://o.example/v/seg18.ts", "http://o.example/v/seg19.ts"])
+        XCTAssertEqual(Array(OriginProbe.segmentsAhead(of: 3, in: live)), ["http://o.example/v/seg18.ts", "http://o.example/v/seg19.ts"])
     }
 }
