@@ -132,12 +132,7 @@ final class PlaybackSession {
 
     /// Asks the worker for a state change; the result comes back as `.workDone(.stateChange)`.
     func requestState(_ state: PlaybackMachine.PipelineState) {
-        switch state {
-        case .null: control.setState(.null)
-        case .ready: control.setState(.ready)
-        case .paused: control.setState(.paused)
-        case .playing: control.setState(.playing)
-        }
+        control.setState(ElementState(state))
     }
 
     /// Asks the duration and the seekable range again (answered as `.workDone(.queried)`).

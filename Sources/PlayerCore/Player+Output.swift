@@ -16,24 +16,12 @@ extension Player {
                                          muted: request.muted ?? true,
                                          videoSink: try output.makeSourceSink(channel: output.pipChannel),
                                          audioSink: configuration.sinks.audio, worker: worker)
-        inset.onChange = { [weak self, weak inset] in
-            guard let self, let inset, self.pip === inset else { return }
-            self.pipChanged()
-        }
+        // The inset calls this until it is closed (`closePip`), and only then.
+        inset.onChange = { [weak self] in self?.pipChanged() }
         pip = inset
         log.info("pip open", ["uri": resolved.info.uri])
         inset.start()
-        startPipWatchdog(for: inset, local: resolved.isLocalFile)
         pipChanged()
-    }
-
-    /// A PiP source that never starts (a stalled server) must not stay "opening" for ever.
-    private func startPipWatchdog(for watched: PictureInPicture, local: Bool) {
-        let seconds = local ? 8 : 30
-        runAfter(milliseconds: UInt32(seconds * 1000)) { [weak self, weak watched] in
-            guard let self, let watched, self.pip === watched else { return }
-            watched.fail(APIError(local ? .mediaError : .networkError, "the picture-in-picture source did not start within \(seconds) s"))
-        }
     }
 
     func updatePip(_ request: PipUpdateRequest) throws(APIError) {

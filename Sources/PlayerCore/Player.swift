@@ -384,12 +384,12 @@ public final class Player {
         guard let session else { return }
         log.debug("bus", ["event": "\(event)"])
         switch event {
-        case .stateChanged(_, let new, _):
-            run(machine.handle(.pipelineState(PlaybackMachine.PipelineState(new))))
+        case .stateChanged:
+            feedMachine(event)
         case .asyncDone:
             session.refreshQueries()
             let wasSeeking = machine.seekInFlight != nil
-            run(machine.handle(.asyncDone))
+            feedMachine(event)
             applyDefaultRendition(in: session)
             if let pending = session.pendingSelection {
                 session.pendingSelection = nil
@@ -404,7 +404,7 @@ public final class Player {
             refreshCue()
         case .buffering(let percent):
             if percent != machine.bufferingPercent { publish(.buffering(BufferingUpdate(percent: percent))) }
-            run(machine.handle(.buffering(percent: percent)))
+            feedMachine(event)
         case .durationChanged:
             session.refreshQueries()
         case .workDone(let work):
@@ -413,7 +413,7 @@ public final class Player {
             publishPosition(force: true)
             if !machine.repeatOne, advanceQueueAtEnd() { return }
             if !machine.repeatOne { publish(.eos) }
-            run(machine.handle(.endOfStream))
+            feedMachine(event)
         case .error(let error):
             var apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
                                     missingPlugins: session.missingPlugins.names)
@@ -438,15 +438,8 @@ public final class Player {
             session.selectedStreamIDs = ids
             session.requestedSelection = nil
             publish(.tracks(tracks()))
-        case .clockLost:
-            // The standard recovery: PAUSED then PLAYING picks a new clock.
-            if machine.target == .playing {
-                session.requestState(.paused)
-                session.requestState(.playing)
-            }
-        case .latency:
-            // A live source's latency changed: the bin must redistribute it.
-            session.control.recalculateLatency()
+        case .clockLost, .latency:
+            _ = PipelineBusRules.keepUp(after: event, control: session.control, playing: machine.target == .playing)
         case .element(let name, _, let fields):
             if let found = TypeFound(event) {
                 if session.foundType == nil { session.foundType = found }
@@ -470,7 +463,7 @@ public final class Player {
     private func handle(_ work: PipelineWork, in session: PlaybackSession) {
         switch work {
         case .stateChange(let state, let result):
-            if result == .noPreroll && state >= .paused { feed(.liveSource) }
+            if let input = PipelineBusRules.machineInput(for: .workDone(work)) { feed(input) }
             if result == .failure && state > .null { session.watchdogs?.stateChangeRefused(to: PlaybackMachine.PipelineState(state)) }
         case .seek(let accepted):
             guard !accepted else { return }
@@ -488,6 +481,11 @@ public final class Player {
                 notifyFeatures(progress.map { .queriesAnswered($0) })
             }
         }
+    }
+
+    /// The machine's input for `event` (`PipelineBusRules`, shared with the PiP inset).
+    private func feedMachine(_ event: BusEvent) {
+        if let input = PipelineBusRules.machineInput(for: event) { run(machine.handle(input)) }
     }
 
     /// Carries out the machine's actions. Calls into the pipeline go to the worker; what
@@ -642,17 +640,6 @@ public final class Player {
         timeshift?.closeRing(waiting: true)
         subscribers.removeAll()
         features.removeAll()
-    }
-}
-
-extension PlaybackMachine.PipelineState {
-    init(_ state: ElementState) {
-        switch state {
-        case .voidPending, .null: self = .null
-        case .ready: self = .ready
-        case .paused: self = .paused
-        case .playing: self = .playing
-        }
     }
 }
 

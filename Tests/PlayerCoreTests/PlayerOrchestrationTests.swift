@@ -177,4 +177,58 @@ final class PlayerOrchestrationTests: GStreamerTestCase {
         try await Task.sleep(for: .milliseconds(2500))
         XCTAssertEqual(story(log, ["state", "source", "live", "reconnecting", "recovered", "error"]), ["state playing>idle", "source -"])
     }
+
+    // MARK: Picture-in-picture
+
+    /// The inset runs a machine of its own beside the main session's: its states go
+    /// opening, playing, ended (a short clip) in `pip` events, the main session publishes no
+    /// state change meanwhile, and a stop ends with `pip` null.
+    @GLibActor
+    func testAPipInsetFollowsItsOwnMachineBesideTheMainSession() async throws {
+        let main = try MediaFixtures.mp4(seconds: 6)
+        let inset = try MediaFixtures.mp4(seconds: 2)
+        let player = makePlayer()
+        defer { player.shutdown() }
+        _ = try player.send(.open(OpenRequest(uri: main.path)))
+        let playing = try await eventually(timeout: 10) { player.state == .playing }
+        XCTAssertTrue(playing)
+        let log = EventLog(player)
+
+        _ = try player.send(.pipStart(PipStartRequest(uri: inset.path)))
+        let ended = try await eventually(timeout: 15) { player.snapshot().pip?.state == .ended }
+        let events = log.events.compactMap { event -> String? in
+            switch event {
+            case .pip(let info): return "pip \(info?.state.rawValue ?? "-")"
+            case .state(let change): return "state \(change.previous.rawValue)>\(change.state.rawValue)"
+            default: return nil
+            }
+        }
+        XCTAssertTrue(ended, "\(events)")
+        // Repeats are redraws (a rect or size change); the states come in this order.
+        var states: [String] = []
+        for event in events where states.last != event { states.append(event) }
+        XCTAssertEqual(states, ["pip opening", "pip playing", "pip ended"])
+        XCTAssertEqual(player.state, .playing, "the main session plays on")
+
+        _ = try player.send(.pipStop)
+        XCTAssertNil(player.snapshot().pip)
+        guard case .pip(nil)? = log.events.last else { return XCTFail("no pip null at the stop: \(events)") }
+    }
+
+    /// A broken inset fails on its own (its machine's error), and the main session plays on.
+    @GLibActor
+    func testABrokenPipFailsOnItsOwn() async throws {
+        let main = try MediaFixtures.mp4(seconds: 6)
+        let player = makePlayer()
+        defer { player.shutdown() }
+        _ = try player.send(.open(OpenRequest(uri: main.path)))
+        let playing = try await eventually(timeout: 10) { player.state == .playing }
+        XCTAssertTrue(playing)
+
+        _ = try player.send(.pipStart(PipStartRequest(uri: try MediaFixtures.garbage().path)))
+        let failed = try await eventually(timeout: 10) { player.snapshot().pip?.state == .error }
+        XCTAssertTrue(failed, "\(String(describing: player.snapshot().pip))")
+        XCTAssertNotNil(player.snapshot().pip?.error)
+        XCTAssertEqual(player.state, .playing)
+    }
 }
