@@ -6,7 +6,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case open, play, pause, stop, seek, live, set, variant, audio, subtitle
     case pipStart = "pip.start", pipUpdate = "pip.update", pipStop = "pip.stop", pipSwap = "pip.swap"
     case watermark, watermarkRemove = "watermark.remove"
-    case queueSet = "queue.set", queueNext = "queue.next", queuePrevious = "queue.previous"
+    case queueSet = "queue.set", queueNext = "queue.next", queuePrevious = "queue.previous", queueUpdate = "queue.update"
 }
 
 /// One command, declared once (as mpv's `mp_cmds[]`): its names, HTTP route, body, the events it
@@ -232,6 +232,16 @@ extension CommandName {
                 ]),
                 events: ["queue", "state", "source", "tracks", "position"], errors: [.unsupportedURI, .forbidden, .notFound],
                 decode: decoding(QueueRequest.self) { .queueSet($0) })
+        case .queueUpdate:
+            return CommandDescriptor(
+                name: self, method: "PATCH", path: "/v1/queue", help: "Change whether the queue loops",
+                details: "Sets the queue's `loop` without starting it again: the item playing and the index stay. A `queue` event shows the change. `409 no_source` without a queue.",
+                operationID: "updateQueue", tag: "content",
+                body: .init(schema: "QueueUpdateRequest", fields: QueueUpdateRequest.fields, examples: [
+                    .init("loop", #"{"loop":true}"#),
+                ]),
+                events: ["queue"], errors: [.noSource],
+                decode: decoding(QueueUpdateRequest.self) { .queueUpdate($0) })
         case .queueNext:
             return CommandDescriptor(
                 name: self, method: "POST", path: "/v1/queue/next", help: "Next item",
@@ -273,6 +283,7 @@ extension Command {
         case .queueSet: return .queueSet
         case .queueNext: return .queueNext
         case .queuePrevious: return .queuePrevious
+        case .queueUpdate: return .queueUpdate
         }
     }
 

@@ -21,6 +21,7 @@ public enum Command: Sendable, Equatable {
     case watermark(WatermarkRequest)
     case watermarkRemove
     case queueSet(QueueRequest)
+    case queueUpdate(QueueUpdateRequest)
     case queueNext
     case queuePrevious
 }

@@ -21,6 +21,21 @@ public struct QueueRequest: Codable, Sendable, Equatable {
     }
 }
 
+/// `PATCH /v1/queue`: what changes in the queue without starting it again.
+public struct QueueUpdateRequest: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["loop"]
+    public var loop: Bool
+
+    public init(loop: Bool) { self.loop = loop }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        loop = try c.decode(Bool.self, forKey: .loop)
+    }
+}
+
 /// The queue as `GET /v1/queue`, the snapshot's `queue` and `queue` events show it.
 public struct QueueInfo: Codable, Sendable, Equatable {
     public struct Item: Codable, Sendable, Equatable {

@@ -37,6 +37,12 @@ extension OpenAPIDocument {
         "additionalProperties":false,
         "properties":{"items":{"type":"array","maxItems":1000,"items":{"$ref":"#/components/schemas/OpenRequest"},"description":"Each item is the body of an open (`uri`, `start`, `contentId`, `subtitle`, …)."},"loop":{"type":["boolean","null"],"default":false,"description":"`null` is false."}}
        },
+       "QueueUpdateRequest":{
+        "type":"object",
+        "required":["loop"],
+        "additionalProperties":false,
+        "properties":{"loop":{"type":"boolean","description":"Whether the queue starts again after its last item."}}
+       },
        "QueueInfo":{
         "type":"object",
         "required":["items","index","loop"],

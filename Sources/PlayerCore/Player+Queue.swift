@@ -42,6 +42,14 @@ extension Player {
         try playQueueItem(0)
     }
 
+    /// `loop` on or off; the item playing goes on.
+    func updateQueue(_ request: QueueUpdateRequest) throws(APIError) {
+        _ = try requireQueue()
+        queue?.loop = request.loop
+        updateRepeat()
+        publish(.queue(queueInfo))
+    }
+
     func nextInQueue() throws(APIError) {
         let queue = try requireQueue()
         guard let next = index(after: queue.index ?? -1, in: queue) else {

@@ -141,6 +141,7 @@ public final class Player {
         case .watermark(let request): try setWatermark(request)
         case .watermarkRemove: removeWatermark()
         case .queueSet(let request): try setQueue(request)
+        case .queueUpdate(let request): try updateQueue(request)
         case .queueNext: try nextInQueue()
         case .queuePrevious: try previousInQueue()
         }
@@ -171,6 +172,7 @@ public final class Player {
         var source = plan.source
         let proxyToken = try registerHeaders(of: plan, source: &source)
         // From here on the plan is applied.
+        let replacedLadder = session?.hls?.ladder.map { !$0.variants.isEmpty } ?? false
         closeSession()
         let newSession: PlaybackSession
         let timeshift: TimeshiftController?
@@ -206,6 +208,12 @@ public final class Player {
         stats.opens += 1
         log.info("open", ["uri": source.info.uri, "kind": source.info.kind.rawValue])
         publish(.source(source.info))
+        if replacedLadder {
+            // The old source's ladder is gone: said, so that a client following events does
+            // not keep offering it (the dashboard did) until the new source has one.
+            publish(.variants([]))
+            publish(.variant(VariantState()))
+        }
         if !fromQueue, queue != nil {
             queue = nil
             updateRepeat()

@@ -28,6 +28,12 @@ extension CLICommands {
                        if input.flag("loop") { body["loop"] = .bool(true) }
                        return .object(body)
                    }),
+        CLICommand(words: ["queue", "loop"], syntax: "on|off", positionals: 1...1, target: .command(.queueUpdate),
+                   completion: .words(["on", "off"]),
+                   body: { input in
+                       guard input[0] == "on" || input[0] == "off" else { throw UsageError("queue loop takes on or off") }
+                       return .object(["loop": .bool(input[0] == "on")])
+                   }),
         CLICommand(words: ["queue", "next"], syntax: "", positionals: 0...0, target: .command(.queueNext)),
         CLICommand(words: ["queue", "previous"], syntax: "", positionals: 0...0, target: .command(.queuePrevious)),
         CLICommand(words: ["queue", "clear"], syntax: "", positionals: 0...0, target: .command(.queueSet), note: "an empty one: clears the queue",

@@ -420,6 +420,16 @@ class DashboardTest:
         self.wait_queue_page(2, 0)
         self.sized_screenshot("dashboard-queue.png", 1280, 1700)
 
+        # The loop switch: PATCH /v1/queue, without starting the queue again.
+        self.click_action("queue-loop")
+        self.wait_api("the queue to stop looping", lambda: self.daemon.request("GET", "/v1/queue")[1],
+                      lambda q: q and q["loop"] is False and q["index"] == 0)
+        self.wait_for("queue-loop to say the queue stops", lambda: self.attribute("queue-loop", "data-loop") == "off",
+                      describe=lambda: f"it says {self.text('queue-loop')!r}")
+        self.click_action("queue-loop")
+        self.wait_api("the queue to loop again", lambda: self.daemon.request("GET", "/v1/queue")[1],
+                      lambda q: q and q["loop"] is True and q["index"] == 0)
+
         self.click_action("queue-clear")
         self.wait_api("an empty queue", lambda: self.daemon.request("GET", "/v1/queue")[1],
                       lambda q: q and q["items"] == [] and q["index"] is None)

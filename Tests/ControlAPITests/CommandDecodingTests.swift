@@ -427,7 +427,7 @@ final class CommandDecodingTests: XCTestCase {
             "open": #"{"uri": "a.mp4"}"#, "seek": #"{"position": 1}"#, "set": "{}",
             "variant": #"{"id": "auto"}"#, "audio": #"{"id": "audio-1"}"#, "subtitle": #"{"id": null}"#,
             "pip.start": #"{"uri": "b.mp4"}"#, "pip.update": #"{"muted": false}"#, "watermark": #"{"text": "LIVE"}"#,
-            "queue.set": #"{"items": [{"uri": "a.mp4"}]}"#,
+            "queue.set": #"{"items": [{"uri": "a.mp4"}]}"#, "queue.update": #"{"loop": true}"#,
         ]
         XCTAssertEqual(Set(Command.names).count, Command.names.count, "names are unique")
         for name in Command.names {
@@ -437,12 +437,14 @@ final class CommandDecodingTests: XCTestCase {
     }
 
     func testQueueCommandNames() {
-        for name in ["queue.set", "queue.next", "queue.previous"] {
+        for name in ["queue.set", "queue.next", "queue.previous", "queue.update"] {
             XCTAssertTrue(Command.names.contains(name), name)
         }
         XCTAssertEqual(Command.queueSet(QueueRequest(items: [])).name, "queue.set")
         XCTAssertEqual(Command.queueNext.name, "queue.next")
         XCTAssertEqual(Command.queuePrevious.name, "queue.previous")
+        XCTAssertEqual(Command.queueUpdate(QueueUpdateRequest(loop: true)).name, "queue.update")
+        XCTAssertThrowsError(try Command.decode(name: "queue.update", arguments: Data("{}".utf8)), "loop is required")
         XCTAssertEqual(QueueRequest.maxItems, 1000)
     }
 

@@ -66,8 +66,8 @@ final class RoutesTests: XCTestCase {
         Row("POST", "/v1/overlays/watermark", .methodNotAllowed(allowed: ["PUT", "DELETE"])),
         Row("PATCH", "/v1/overlays/watermark", .methodNotAllowed(allowed: ["PUT", "DELETE"])),
         Row("POST", "/v1/snapshot.jpg", .methodNotAllowed(allowed: ["GET"])),
-        Row("POST", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT"])),
-        Row("DELETE", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT"])),
+        Row("POST", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT", "PATCH"])),
+        Row("DELETE", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT", "PATCH"])),
         Row("GET", "/v1/queue/next", .methodNotAllowed(allowed: ["POST"])),
         Row("POST", "/v1/analytics", .methodNotAllowed(allowed: ["GET", "DELETE"])),
         // No such path. libsoup matches by prefix, so prefixes and extensions must not match.

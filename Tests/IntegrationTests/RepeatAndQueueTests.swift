@@ -110,4 +110,37 @@ final class RepeatAndQueueTests: XCTestCase {
         XCTAssertEqual((ended["queue"] as? [String: Any])?["index"] as? Int, 1)
         XCTAssertEqual(try daemon.post("/v1/queue/next").0, 400, "no item after the last without loop")
     }
+
+    /// `PATCH /v1/queue` turns `loop` on or off without starting the queue again: the item
+    /// playing and the index stay, and a `queue` event shows it. Without a queue it is 409.
+    func testQueueLoopChangesWithoutRestartingTheQueue() throws {
+        let clip = try MediaFixtures.mp4(seconds: 6)
+        XCTAssertEqual(try daemon.send("PATCH", "/v1/queue", ["loop": true]).0, 409, "no queue yet")
+        var (status, s) = try daemon.send("PUT", "/v1/queue", ["items": [["uri": clip.path], ["uri": clip.path]]])
+        XCTAssertEqual(status, 200, "\(s)")
+        (status, s) = try daemon.post("/v1/queue/next")
+        XCTAssertEqual(status, 200, "\(s)")
+        let opens = try daemon.snapshot()
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        _ = try collectEvents(ws, timeout: 5) { events in events.contains { $0["type"] as? String == "snapshot" } }
+
+        (status, s) = try daemon.send("PATCH", "/v1/queue", ["loop": true])
+        XCTAssertEqual(status, 200, "\(s)")
+        XCTAssertEqual((s["queue"] as? [String: Any])?["loop"] as? Bool, true)
+        XCTAssertEqual((s["queue"] as? [String: Any])?["index"] as? Int, 1, "the item playing stays")
+        let events = try collectEvents(ws, timeout: 5) { events in events.contains { $0["type"] as? String == "queue" } }
+        let queueEvent = try XCTUnwrap(events.first { $0["type"] as? String == "queue" }?["data"] as? [String: Any])
+        XCTAssertEqual(queueEvent["loop"] as? Bool, true)
+        XCTAssertFalse(events.contains { $0["type"] as? String == "source" }, "nothing was opened again")
+        XCTAssertEqual((try daemon.snapshot()["source"] as? [String: Any])?["uri"] as? String,
+                       (opens["source"] as? [String: Any])?["uri"] as? String)
+        // Looping, the last item goes round to the first.
+        XCTAssertEqual(try daemon.post("/v1/queue/next").0, 200)
+        XCTAssertEqual((try daemon.snapshot()["queue"] as? [String: Any])?["index"] as? Int, 0)
+
+        XCTAssertEqual(try daemon.send("PATCH", "/v1/queue", ["loop": "yes"]).0, 400)
+        XCTAssertEqual(try daemon.send("PATCH", "/v1/queue", ["items": []]).0, 400, "only loop can change")
+    }
 }

@@ -81,6 +81,36 @@ final class PlayerOrchestrationTests: GStreamerTestCase {
         XCTAssertGreaterThan(update.downtime, 1)
     }
 
+    /// An open that replaces an HLS source says its ladder is gone (`variants` [] and an
+    /// `auto` variant right after the new `source`), so a client following events does not
+    /// keep offering the old ladder.
+    @GLibActor
+    func testOpeningAFileAfterHLSAnnouncesTheLadderGone() async throws {
+        let ladder = try HLSFixtures.ladder(seconds: 6)
+        let server = try RecordingHTTPServer(root: ladder.directory)
+        defer { server.stop() }
+        let clip = try MediaFixtures.mp4(seconds: 2)
+        let player = makePlayer()
+        defer { player.shutdown() }
+        let log = EventLog(player)
+
+        _ = try player.send(.open(OpenRequest(uri: server.baseURL + "/" + ladder.masterPath)))
+        let hasLadder = try await eventually(timeout: 15) { !player.snapshot().variants.isEmpty }
+        XCTAssertTrue(hasLadder)
+        let before = log.events.count
+        _ = try player.send(.open(OpenRequest(uri: clip.path)))
+        let story = log.events.dropFirst(before).compactMap { event -> String? in
+            switch event {
+            case .source(let info): return "source \(info.map { URL(fileURLWithPath: $0.uri).lastPathComponent } ?? "-")"
+            case .variants(let variants): return "variants \(variants.count)"
+            case .variant(let state): return "variant \(state.mode.rawValue)"
+            default: return nil
+            }
+        }
+        XCTAssertEqual(Array(story.prefix(3)), ["source \(clip.lastPathComponent)", "variants 0", "variant auto"])
+        XCTAssertTrue(player.snapshot().variants.isEmpty)
+    }
+
     // MARK: Queue
 
     /// Two local files: the second follows gaplessly, so between them there is a new

@@ -73,6 +73,7 @@ const actions = {
   queueNext: () => command('POST', '/v1/queue/next'),
   queuePrevious: () => command('POST', '/v1/queue/previous'),
   queueClear: () => command('PUT', '/v1/queue', { items: [] }),
+  queueLoop: (loop) => command('PATCH', '/v1/queue', { loop }),
   // No event tells of a drop: the counters are asked for again once it is done.
   analyticsDrop: () => command('DELETE', '/v1/analytics').finally(analytics.refresh),
 };

@@ -1,6 +1,7 @@
 // The queue: its items with the one playing highlighted, previous and next, whether it
-// loops, and clearing it. The queue itself is set through the API (PUT /v1/queue); this
-// view follows the snapshot's `queue` and `queue` events.
+// loops (and a switch for it: PATCH /v1/queue), and clearing it. The queue itself is set
+// through the API (PUT /v1/queue); this view follows the snapshot's `queue` and `queue`
+// events.
 
 import { $, isBusy, setAttr, setDisabled, setHidden, setText, whileBusy } from './dom.js';
 
@@ -30,6 +31,7 @@ export function mountQueue({ actions }) {
   const previous = $('[data-action="queue-previous"]');
   const next = $('[data-action="queue-next"]');
   const clear = $('[data-action="queue-clear"]');
+  const loopSwitch = $('[data-action="queue-loop"]');
 
   let current = null;
   // A button ignores clicks until the daemon answered the last one: a double click would
@@ -41,6 +43,11 @@ export function mountQueue({ actions }) {
   wire(previous, () => actions.queuePrevious());
   wire(next, () => actions.queueNext());
   wire(clear, () => actions.queueClear());
+  // The box shows the queue's own `loop`; the `queue` event that answers sets it again.
+  loopSwitch.addEventListener('change', () => {
+    if (isBusy(loopSwitch)) return;
+    whileBusy(loopSwitch, actions.queueLoop(loopSwitch.checked)).then(() => current && render(current));
+  });
 
   function render(state) {
     current = state;
@@ -93,6 +100,8 @@ export function mountQueue({ actions }) {
     setDisabled(next, !has || (atLast && !loops));
     setDisabled(previous, !has);
     setDisabled(clear, !has);
+    loopSwitch.checked = Boolean(queue?.loop);
+    setDisabled(loopSwitch, !has);
   }
   return render;
 }
