@@ -59,7 +59,7 @@ public final class OneShotTimer {
     }
 
     /// True once the action ran.
-    public var hasFired: Bool { box.fired }
+    fileprivate var hasFired: Bool { box.fired }
 
     public func cancel() {
         // Removing a source that already ran is a GLib critical: only pending ones.
@@ -68,6 +68,26 @@ public final class OneShotTimer {
     }
 
     isolated deinit { cancel() }
+}
+
+/// One-shot timers that end together: a controller's, all cancelled when it closes (so none
+/// fires for a session that was replaced). GLib thread only.
+@GLibActor
+public final class OneShotTimers {
+    private var timers: [OneShotTimer] = []
+
+    public init() {}
+
+    /// Runs `action` after `milliseconds`, unless `cancelAll()` comes first.
+    public func after(milliseconds: UInt32, _ action: @escaping @GLibActor () -> Void) {
+        timers.removeAll { $0.hasFired }
+        timers.append(OneShotTimer(milliseconds: milliseconds, action))
+    }
+
+    public func cancelAll() {
+        for timer in timers { timer.cancel() }
+        timers.removeAll()
+    }
 }
 
 private final class OneShotBox {

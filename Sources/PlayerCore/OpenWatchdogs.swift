@@ -17,7 +17,7 @@ final class OpenWatchdogs {
     /// preroll, and how many tries came before this one.
     let request: OpenRequest
     let stallRetries: Int
-    private var timers: [OneShotTimer] = []
+    private let timers = OneShotTimers()
     private let log = Logger(category: "player")
 
     static let maxStallRetries = 3
@@ -38,15 +38,14 @@ final class OpenWatchdogs {
     }
 
     func close() {
-        for timer in timers { timer.cancel() }
-        timers.removeAll()
+        timers.cancelAll()
     }
 
     private func after(milliseconds: UInt32, _ action: @escaping @GLibActor (OpenWatchdogs, any SessionHost) -> Void) {
-        timers.append(OneShotTimer(milliseconds: milliseconds) { [weak self] in
+        timers.after(milliseconds: milliseconds) { [weak self] in
             guard let self, let host = self.host else { return }
             action(self, host)
-        })
+        }
     }
 
     /// A source that never prerolls must not leave the player in `opening` for ever. Besides

@@ -64,7 +64,8 @@ final class OriginProbe {
         guard let url = urls.first else { return finish(.healthy) }
         request = fetcher.head(url, headers: headers) { [weak self] result in
             guard let self, self.current == probe else { return }
-            if case .failed = Self.outcome(result, url: url) { return finish(Self.outcome(result, url: url)) }
+            let outcome = Self.outcome(result, url: url)
+            if case .failed = outcome { return finish(outcome) }
             self.probeSegments(urls.dropFirst(), probe: probe, headers: headers, finish: finish)
         }
     }

@@ -14,7 +14,7 @@ final class SessionSubtitles {
     private var textTap: TextSinkTap?
     private var closed = false
     /// Embedded cues held back by `subtitleDelay` until the playhead reaches them.
-    private var heldCues: [OneShotTimer] = []
+    private let heldCues = OneShotTimers()
 
     /// `onText`: embedded text as it is due, on the GLib thread, never after `close()`.
     init(onText: @escaping @GLibActor (TextSinkTap.TextBuffer) -> Void) {
@@ -63,14 +63,12 @@ final class SessionSubtitles {
     /// Runs `action` after `milliseconds`, unless the session closed by then.
     func hold(milliseconds: UInt32, _ action: @escaping @GLibActor () -> Void) {
         guard !closed else { return }
-        heldCues.removeAll { $0.hasFired }
-        heldCues.append(OneShotTimer(milliseconds: milliseconds, action))
+        heldCues.after(milliseconds: milliseconds, action)
     }
 
     func close() {
         closed = true
-        heldCues.forEach { $0.cancel() }
-        heldCues = []
+        heldCues.cancelAll()
         textTap?.disconnect()
         textTap = nil
     }
