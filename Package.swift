@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
                        providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "TextSupport"),
         .target(name: "Logging", dependencies: ["TextSupport"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
@@ -37,6 +38,9 @@ let package = Package(
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime", "TextSupport"]),
         .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging", "TextSupport"]),
         .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "TextSupport"]),
+        // The offline library: downloads, media encrypted at rest, licences, the loopback
+        // server playback reads the decrypted copy from.
+        .target(name: "OfflineLibrary", dependencies: ["CCrypto", "CSoup", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport", "ControlAPI", "HLS"]),
         .target(name: "ContentSessions", dependencies: ["ControlAPI", "PlayerCore", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "ContentSessions", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
@@ -56,6 +60,7 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "OfflineLibraryTests", dependencies: ["OfflineLibrary", "Storage", "GLibRuntime", "GLibTestSupport", "HTTPFetch", "TestMedia"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MarqueeClient", "ControlAPI", "TestMedia"]),
     ]
 )

@@ -25,11 +25,11 @@ fi
 runtime=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-alsa gstreamer1.0-x
-  libsoup-3.0-0 libsqlite3-0 libjs-katex
+  libsoup-3.0-0 libsqlite3-0 libssl3 libjs-katex
 )
 build=(
   pkg-config gstreamer1.0-tools
-  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libsoup-3.0-dev libsqlite3-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libsoup-3.0-dev libsqlite3-dev libssl-dev
   openssl
 )
 # The dashboard's browser test (Tests/Browser): Debian's Chromium and its WebDriver (nothing is
