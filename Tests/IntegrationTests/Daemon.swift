@@ -72,7 +72,9 @@ final class Daemon {
         process.arguments = arguments + extraArguments
         // A crash (rare ones in GStreamer's streaming threads included) leaves its stack in
         // the daemon's log, which MARQUEE_TEST_KEEP_CRASH_LOGS keeps.
-        let crashReports = ["SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no"]
+        // unwind=precise: GStreamer's and libsoup's frames have no frame pointers, and the
+        // fast unwinder stopped at the first of them ("..." after frame 0 of a libsoup crash).
+        let crashReports = ["SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no,unwind=precise,threads=crashed"]
         process.environment = ProcessInfo.processInfo.environment
             .merging(crashReports) { mine, _ in mine }
             .merging(environment) { _, added in added }
@@ -136,8 +138,13 @@ final class Daemon {
             process.waitUntilExit()
             return nil
         }
-        if process.terminationStatus != 0, let keep = ProcessInfo.processInfo.environment["MARQUEE_TEST_KEEP_CRASH_LOGS"] {
-            try? FileManager.default.copyItem(at: logURL, to: URL(fileURLWithPath: keep).appendingPathComponent("daemon-\(pid).log"))
+        if process.terminationStatus != 0 {
+            // A crash on the way out: CI keeps only the test's output, so the stack goes there.
+            print("daemon \(pid) exited with status \(process.terminationStatus) after SIGTERM; its log ends:\n"
+                  + log.split(separator: "\n", omittingEmptySubsequences: false).suffix(120).joined(separator: "\n"))
+            if let keep = ProcessInfo.processInfo.environment["MARQUEE_TEST_KEEP_CRASH_LOGS"] {
+                try? FileManager.default.copyItem(at: logURL, to: URL(fileURLWithPath: keep).appendingPathComponent("daemon-\(pid).log"))
+            }
         }
         return process.terminationStatus
     }
