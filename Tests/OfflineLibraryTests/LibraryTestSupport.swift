@@ -1,5 +1,6 @@
 import Foundation
 import OfflineLibrary
+import Storage
 import XCTest
 
 /// A fresh folder under the system temp dir, removed in tearDown.
@@ -48,6 +49,50 @@ struct SeededBytes: RandomNumberGenerator {
     }
 }
 
+/// A `FileProgressRecorder` in memory, which can be told to fail.
+final class MemoryProgressRecorder: FileProgressRecorder {
+    var storedBytes: Int64 = 0
+    var complete = false
+    var chunks: [Int: Data] = [:]
+    var calls: [String] = []
+    var failNext: Error?
+
+    func recordProgress(storedBytes: Int64, newChunks: [ChunkChecksum], complete: Bool) throws {
+        if let error = failNext {
+            failNext = nil
+            throw error
+        }
+        calls.append("progress \(storedBytes) chunks \(newChunks.map(\.index)) complete \(complete)")
+        self.storedBytes = storedBytes
+        self.complete = complete
+        for chunk in newChunks { chunks[chunk.index] = chunk.sha256 }
+    }
+
+    func recordRestart() throws {
+        calls.append("restart")
+        storedBytes = 0
+        complete = false
+        chunks = [:]
+    }
+
+    /// The chunks in order, as `LibraryBooks.chunkChecksums` gives them.
+    var orderedChunks: [Data] { (0 ..< (chunks.keys.max().map { $0 + 1 } ?? 0)).map { chunks[$0] ?? Data() } }
+}
+
+struct InjectedFailure: Error {}
+
+/// SHA-256 of each 1 MiB chunk of `plaintext`, computed in one call per chunk.
+func expectedChunkChecksums(_ plaintext: Data) throws -> [Data] {
+    var checksums: [Data] = []
+    var offset = 0
+    while offset < plaintext.count {
+        let end = min(offset + EncryptedFile.chunkSize, plaintext.count)
+        checksums.append(try SHA256.hash(plaintext.subdata(in: offset ..< end)))
+        offset = end
+    }
+    return checksums
+}
+
 extension Data {
     init(hex: String) {
         var bytes: [UInt8] = []
@@ -61,6 +106,20 @@ extension Data {
     }
 
     var hex: String { map { String(format: "%02x", $0) }.joined() }
+}
+
+extension DownloadDestination {
+    func append(_ data: Data) throws {
+        try data.withUnsafeBytes { try append($0) }
+    }
+}
+
+extension RandomAccessMedia {
+    func readData(at offset: Int64, count: Int) throws -> Data {
+        var data = Data(count: count)
+        let read = try data.withUnsafeMutableBytes { try self.read(at: offset, into: $0) }
+        return data.prefix(read)
+    }
 }
 
 /// Asserts that `body` throws an error of type `E` and returns it.
