@@ -43,6 +43,9 @@ extension SQLiteDatabase {
         }
         for migration in migrations where migration.version > current {
             try transaction {
+                // Read again under the write lock: another connection to the same file (the
+                // offline library opens its own) may have applied it since the read above.
+                guard try userVersion() < migration.version else { return }
                 try migration.apply(self)
                 // PRAGMA takes no parameters; the value is an Int32, so interpolation is safe.
                 try execute("PRAGMA user_version = \(migration.version)")

@@ -36,5 +36,63 @@ enum Schema {
                 PRIMARY KEY (content_id, user_id)
             ) WITHOUT ROWID;
             """),
+
+        // The offline library's books (LibraryBooks). No CHECK constraints on the enumerated
+        // text columns (kind, state, role): SQLite cannot alter a CHECK, so a new state later
+        // would mean rebuilding the table; the Swift enums validate instead.
+        Migration(version: 2, sql: """
+            CREATE TABLE library_items (
+                id                    TEXT PRIMARY KEY,     -- "lib-" + 12 lowercase hex
+                content_id            TEXT NOT NULL,
+                user_id               TEXT NOT NULL DEFAULT '',  -- '' for anonymous
+                title                 TEXT,
+                uri                   TEXT NOT NULL,
+                kind                  TEXT NOT NULL,        -- 'file' | 'hls'
+                state                 TEXT NOT NULL,        -- 'queued' | 'downloading' | 'paused' | 'complete' | 'failed'
+                error_code            TEXT,
+                error_message         TEXT,
+                options               TEXT,                 -- JSON: variant, audio, subtitles choices
+                sealed_headers        BLOB,                 -- KeyWrap-sealed JSON {headers, keyHeaders}; NULL: none
+                wrapped_key           BLOB NOT NULL,        -- the media key, KeyWrap-sealed
+                total_bytes           INTEGER,              -- NULL while unknown
+                created_at            REAL NOT NULL,        -- Unix seconds
+                completed_at          REAL,
+                license_expires       REAL,                 -- Unix seconds; NULL: no date limit
+                license_max_plays     INTEGER,              -- NULL: unlimited
+                license_max_play_time REAL,                 -- seconds; NULL: unlimited
+                plays                 INTEGER NOT NULL DEFAULT 0,
+                play_time             REAL NOT NULL DEFAULT 0,  -- seconds
+                UNIQUE (content_id, user_id)
+            );
+
+            CREATE TABLE library_files (
+                item_id      TEXT NOT NULL REFERENCES library_items (id) ON DELETE CASCADE,
+                name         TEXT NOT NULL,                 -- on disk: <item folder>/<name>.enc
+                role         TEXT NOT NULL DEFAULT 'media', -- 'media' | 'playlist' | 'segment' | 'key'
+                position     INTEGER NOT NULL DEFAULT 0,    -- download order within the item
+                remote_uri   TEXT,
+                iv           BLOB NOT NULL,                 -- 16 random bytes, the CTR counter's start
+                stored_bytes INTEGER NOT NULL DEFAULT 0,    -- acknowledged (fsynced) plaintext bytes
+                total_bytes  INTEGER,                       -- NULL while unknown
+                complete     INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (item_id, name)
+            ) WITHOUT ROWID;
+
+            -- SHA-256 of each 1 MiB plaintext chunk of a file, recorded as chunks complete.
+            CREATE TABLE library_chunks (
+                item_id     TEXT NOT NULL,
+                name        TEXT NOT NULL,
+                chunk_index INTEGER NOT NULL,
+                sha256      BLOB NOT NULL,
+                PRIMARY KEY (item_id, name, chunk_index),
+                FOREIGN KEY (item_id, name) REFERENCES library_files (item_id, name) ON DELETE CASCADE
+            ) WITHOUT ROWID;
+
+            -- 'latest_seen_time' (REAL, Unix seconds): the licence clock rule.
+            CREATE TABLE library_meta (
+                key   TEXT PRIMARY KEY,
+                value
+            ) WITHOUT ROWID;
+            """),
     ]
 }

@@ -17,7 +17,9 @@ final class AnalyticsOutboxTests: TempDirTestCase {
         let tables = try outbox.database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
             $0.string(0) ?? ""
         }
-        XCTAssertEqual(Set(tables), ["analytics_outbox", "analytics_counters", "resume_points", "sqlite_sequence"])
+        // One file, one schema: the outbox's start creates every store's tables.
+        XCTAssertEqual(Set(tables), ["analytics_outbox", "analytics_counters", "resume_points", "sqlite_sequence",
+                                     "library_items", "library_files", "library_chunks", "library_meta"])
         XCTAssertEqual(try outbox.database.userVersion(), Schema.migrations.last?.version)
         XCTAssertEqual(try outbox.counters(), .init(pending: 0, sent: 0, failed: 0, dropped: 0))
         XCTAssertEqual(try outbox.lastSeq(), 0)
