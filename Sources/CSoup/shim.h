@@ -18,6 +18,17 @@ static inline SoupSession *csoup_session_new(const char *user_agent, guint timeo
     return soup_session_new_with_options("user-agent", user_agent, "timeout", timeout_seconds, NULL);
 }
 
+// The offline library's download session: an I/O timeout, more connections per host than
+// libsoup's 2 (several items may come from one CDN at once), and no content decoder: a
+// download stores the bytes as the origin sends them, so that byte ranges and lengths, which
+// count those bytes, stay true across a resume.
+static inline SoupSession *csoup_download_session_new(guint timeout_seconds, int max_conns_per_host) {
+    SoupSession *session = soup_session_new_with_options("timeout", timeout_seconds,
+                                                         "max-conns-per-host", max_conns_per_host, NULL);
+    soup_session_remove_feature_by_type(session, SOUP_TYPE_CONTENT_DECODER);
+    return session;
+}
+
 // The size of a request's header section (names and values) and the number of headers,
 // for the server's header limits; a C callback keeps the walk free of Swift closures.
 typedef struct { gsize bytes; guint count; } csoup_header_tally;

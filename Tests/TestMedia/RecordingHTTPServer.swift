@@ -16,6 +16,14 @@ public struct RecordedRequest: Sendable {
     /// Which TCP connection carried it, numbered from 1 in accept order: equal numbers
     /// mean the client reused a keep-alive connection.
     public let connection: Int
+    /// The request's own number, from 1 in arrival order over all connections.
+    public let number: Int
+    /// The status answered; nil while unanswered (held, stalled before the head).
+    public internal(set) var status: Int?
+    /// Body bytes handed to the socket so far: what a cut or stalled body let through, or
+    /// where a client that went away stopped it. The kernel's buffers hold some of them, so
+    /// a client that closes early may have read less (throttle to keep that small).
+    public internal(set) var bytesSent: Int = 0
 }
 
 public struct RecordingHTTPServerError: Error, CustomStringConvertible {
@@ -31,6 +39,11 @@ public struct RecordingHTTPServerError: Error, CustomStringConvertible {
 /// at a time; more get 503), single `Range: bytes=` requests answered with 206, request
 /// heads up to 64 KiB. Content-Type: application/vnd.apple.mpegurl for .m3u8, video/mp2t
 /// for .ts, application/octet-stream otherwise. Paths with ".." are refused (404).
+///
+/// Faults for download tests: `failNext(path:count:status:)`, `dropConnection(path:afterBytes:count:)`,
+/// `stall(path:afterBytes:count:)` (a body that goes silent), `ignoreRange(_:)` (an origin
+/// without range support) and `throttle(bytesPerSecond:)`; `bytesSent` on each request counts
+/// what its body cost.
 ///
 /// `stop()` (also run by deinit) closes the listener and every connection, including
 /// stalled ones, and returns once their threads are done.
@@ -58,7 +71,7 @@ public final class RecordingHTTPServer: @unchecked Sendable {
     /// Every request received so far, oldest first (a snapshot).
     public var requests: [RecordedRequest] { core.withLock { core.requests } }
 
-    public func clearRequests() { core.withLock { core.requests.removeAll() } }
+    public func clearRequests() { core.withLock { core.clearRequests() } }
 
     /// Answers every later request for `path` ("/v0/segment00003.ts"; the leading slash
     /// may be left out) with `status` and a short text body instead of the file.
@@ -81,6 +94,46 @@ public final class RecordingHTTPServer: @unchecked Sendable {
         core.withLock { _ = core.heldPaths.insert(key) }
     }
 
+    /// The next `count` requests for `path` are answered with `status` (a short text body)
+    /// instead of the file; later ones are served again. Counted before `respond(to:with:)`.
+    public func failNext(path: String, count: Int, status: Int) {
+        let key = Self.normalize(path)
+        core.withLock { core.pendingFailures[key] = count > 0 ? (status, count) : nil }
+    }
+
+    /// Cuts the body of the next `count` file responses for `path` (nil: every later one)
+    /// after `afterBytes` bytes of it, and closes the connection: a body that ends early.
+    public func dropConnection(path: String, afterBytes: Int, count: Int? = 1) {
+        let key = Self.normalize(path)
+        core.withLock { core.bodyCuts[key] = BodyCut(afterBytes: afterBytes, remaining: count, action: .close) }
+    }
+
+    /// Sends `afterBytes` bytes of the body of the next `count` file responses for `path`
+    /// (nil: every later one), then goes silent with the connection open, until the client
+    /// gives up or `stop()`: a stalled transfer.
+    public func stall(path: String, afterBytes: Int, count: Int? = 1) {
+        let key = Self.normalize(path)
+        core.withLock { core.bodyCuts[key] = BodyCut(afterBytes: afterBytes, remaining: count, action: .stall) }
+    }
+
+    /// On: Range requests are answered 200 with the whole file, as by an origin without
+    /// range support (and no `Accept-Ranges`).
+    public func ignoreRange(_ on: Bool) {
+        core.withLock { core.rangeIgnored = on }
+    }
+
+    /// Sends every later file body at about `bytesPerSecond` (per response); nil: as fast as
+    /// the socket takes it.
+    public func throttle(bytesPerSecond: Int?) {
+        core.withLock { core.throttle = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil } }
+    }
+
+    /// Body bytes sent for `path` over all the recorded requests.
+    public func bytesSent(path: String) -> Int {
+        let key = Self.normalize(path)
+        return requests.filter { $0.path == key }.reduce(0) { $0 + $1.bytesSent }
+    }
+
     /// Lets the held requests for `path` (and later ones) through.
     public func release(path: String) {
         let key = Self.normalize(path)
@@ -98,13 +151,18 @@ public final class RecordingHTTPServer: @unchecked Sendable {
         core.withLock { core.dynamicBodies[key] = (contentType, body) }
     }
 
-    /// Forgets every `respond(to:with:)`, `stall(path:)` and `hold(path:)`, releasing held
-    /// requests; stalled requests stay stalled.
+    /// Forgets every `respond(to:with:)`, `failNext`, `stall`, `dropConnection` and `hold`,
+    /// releasing held requests, and ends `ignoreRange` and `throttle`: a healthy server again.
+    /// Requests already stalled stay stalled.
     public func clearFaults() {
         core.withLock {
             core.statusOverrides.removeAll()
             core.stalledPaths.removeAll()
             core.heldPaths.removeAll()
+            core.pendingFailures.removeAll()
+            core.bodyCuts.removeAll()
+            core.rangeIgnored = false
+            core.throttle = nil
         }
         core.wakeAll()
     }
@@ -126,8 +184,15 @@ private final class ServerCore: @unchecked Sendable {
     let root: URL
     private let lock = NSCondition()
     // Guarded by `lock`:
-    var requests: [RecordedRequest] = []
+    private(set) var requests: [RecordedRequest] = []
+    /// The number of `requests[0]`, or of the next request when the list is empty.
+    private var firstNumber = 1
+    private var requestCount = 0
     var statusOverrides: [String: Int] = [:]
+    var pendingFailures: [String: (status: Int, remaining: Int)] = [:]
+    var bodyCuts: [String: BodyCut] = [:]
+    var rangeIgnored = false
+    var throttle: Int?
     var stalledPaths: Set<String> = []
     var heldPaths: Set<String> = []
     var dynamicBodies: [String: (contentType: String, body: @Sendable () -> String)] = [:]
@@ -158,6 +223,50 @@ private final class ServerCore: @unchecked Sendable {
     }
 
     func wakeAll() { withLock { lock.broadcast() } }
+
+    /// Under `lock`.
+    func clearRequests() {
+        requests.removeAll()
+        firstNumber = requestCount + 1
+    }
+
+    /// Records a request and returns its number.
+    private func record(_ make: (Int) -> RecordedRequest) -> Int {
+        withLock {
+            requestCount += 1
+            requests.append(make(requestCount))
+            return requestCount
+        }
+    }
+
+    /// Updates request `number` unless `clearRequests()` dropped it meanwhile.
+    private func update(_ number: Int, _ change: (inout RecordedRequest) -> Void) {
+        withLock {
+            let index = number - firstNumber
+            if requests.indices.contains(index) { change(&requests[index]) }
+        }
+    }
+
+    /// Takes one of `failNext`'s answers for `path`, if any are left.
+    private func takeFailure(_ path: String) -> Int? {
+        withLock {
+            guard let (status, remaining) = pendingFailures[path] else { return nil }
+            pendingFailures[path] = remaining > 1 ? (status, remaining - 1) : nil
+            return status
+        }
+    }
+
+    /// Takes the cut for the body about to be sent for `path`, if any.
+    private func takeCut(_ path: String) -> BodyCut? {
+        withLock {
+            guard var cut = bodyCuts[path] else { return nil }
+            if let remaining = cut.remaining {
+                cut.remaining = remaining - 1
+                bodyCuts[path] = remaining > 1 ? cut : nil
+            }
+            return cut
+        }
+    }
 
     /// Blocks while `path` is held; false when the server stopped meanwhile.
     private func waitWhileHeld(_ path: String) -> Bool {
@@ -252,21 +361,22 @@ private final class ServerCore: @unchecked Sendable {
             }
             let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
             buffer.removeFirst(bodyStart)
-            guard let request = parse(head, connection: serial) else {
+            guard var request = parse(head, connection: serial) else {
                 respondSimple(fd, 400, keepAlive: false, head: false)
                 return
             }
-            withLock { requests.append(request.recorded) }
+            let number = record { request.recorded.numbered($0) }
+            request.recorded = request.recorded.numbered(number)
 
             // Bodies are unexpected (GET/HEAD); skip a small declared one, refuse others.
             if let length = request.recorded.headers["content-length"].flatMap(Int.init), length > 0 {
                 guard length <= 1 << 20, discard(fd, length, buffered: &buffer) else {
-                    respondSimple(fd, 413, keepAlive: false, head: false)
+                    respondSimple(fd, 413, keepAlive: false, head: false, number: number)
                     return
                 }
             }
             if request.recorded.headers["transfer-encoding"] != nil {
-                respondSimple(fd, 501, keepAlive: false, head: false)
+                respondSimple(fd, 501, keepAlive: false, head: false, number: number)
                 return
             }
 
@@ -281,14 +391,15 @@ private final class ServerCore: @unchecked Sendable {
             guard waitWhileHeld(request.recorded.path) else { return }
             let isHead = request.recorded.method == "HEAD"
             guard request.recorded.method == "GET" || isHead else {
-                respondSimple(fd, 405, keepAlive: false, head: false, extra: "Allow: GET, HEAD\r\n")
+                respondSimple(fd, 405, keepAlive: false, head: false, extra: "Allow: GET, HEAD\r\n", number: number)
                 return
             }
             let keepAlive = request.keepAlive
             let sent: Bool
-            if let override {
-                sent = respondSimple(fd, override, keepAlive: keepAlive, head: isHead)
+            if let status = takeFailure(request.recorded.path) ?? override {
+                sent = respondSimple(fd, status, keepAlive: keepAlive, head: isHead, number: number)
             } else if let dynamic {
+                update(number) { $0.status = 200 }
                 sent = respondText(fd, dynamic.body(), contentType: dynamic.contentType, keepAlive: keepAlive, head: isHead)
             } else {
                 sent = serveFile(fd, request.recorded, keepAlive: keepAlive, head: isHead)
@@ -356,10 +467,12 @@ private final class ServerCore: @unchecked Sendable {
 
     // MARK: Responses
 
+    /// A short text answer; `number`: the request whose status it records.
     @discardableResult
     private func respondSimple(
-        _ fd: Int32, _ status: Int, keepAlive: Bool, head: Bool, extra: String = ""
+        _ fd: Int32, _ status: Int, keepAlive: Bool, head: Bool, extra: String = "", number: Int? = nil
     ) -> Bool {
+        if let number { update(number) { $0.status = status } }
         let body = "\(status) \(reasonPhrase(status))\n"
         var text = responseHead(status, contentType: "text/plain", contentLength: body.utf8.count, extra: extra,
                                 keepAlive: keepAlive)
@@ -376,28 +489,30 @@ private final class ServerCore: @unchecked Sendable {
 
     private func serveFile(_ fd: Int32, _ request: RecordedRequest, keepAlive: Bool, head: Bool) -> Bool {
         let components = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        let number = request.number
         guard request.path.hasPrefix("/"), !components.contains(".."), !components.contains(".") else {
-            return respondSimple(fd, 404, keepAlive: keepAlive, head: head)
+            return respondSimple(fd, 404, keepAlive: keepAlive, head: head, number: number)
         }
         let file = components.reduce(root) { $0.appendingPathComponent(String($1)) }
         let handle = open(file.path, O_RDONLY | O_CLOEXEC)
-        guard handle >= 0 else { return respondSimple(fd, 404, keepAlive: keepAlive, head: head) }
+        guard handle >= 0 else { return respondSimple(fd, 404, keepAlive: keepAlive, head: head, number: number) }
         defer { close(handle) }
         var info = stat()
         guard fstat(handle, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return respondSimple(fd, 404, keepAlive: keepAlive, head: head)
+            return respondSimple(fd, 404, keepAlive: keepAlive, head: head, number: number)
         }
         let size = Int(info.st_size)
 
         var status = 200
         var range = 0..<size
         var extra = ""
-        if let header = request.headers["range"] {
+        let ignoringRange = withLock { self.rangeIgnored }
+        if let header = request.headers["range"], !ignoringRange {
             switch Self.byteRange(header, size: size) {
             case .none: break
             case .unsatisfiable:
                 return respondSimple(fd, 416, keepAlive: keepAlive, head: head,
-                                     extra: "Content-Range: bytes */\(size)\r\n")
+                                     extra: "Content-Range: bytes */\(size)\r\n", number: number)
             case let .satisfiable(requested):
                 status = 206
                 range = requested
@@ -405,18 +520,43 @@ private final class ServerCore: @unchecked Sendable {
             }
         }
         let headText = responseHead(status, contentType: Self.contentType(request.path), contentLength: range.count,
-                                    extra: "Accept-Ranges: bytes\r\n" + extra, keepAlive: keepAlive)
+                                    extra: (ignoringRange ? "" : "Accept-Ranges: bytes\r\n") + extra, keepAlive: keepAlive)
+        update(number) { $0.status = status }
         guard sendAll(fd, Array(headText.utf8)) else { return false }
         if head { return true }
+        return sendBody(fd, handle, range, number: number, cut: takeCut(request.path), throttle: withLock { self.throttle })
+    }
 
+    /// Sends `range` of the file, recording the bytes as they go; `cut` ends it early
+    /// (closing the connection or going silent), `throttle` paces it. False when the
+    /// connection must close.
+    private func sendBody(_ fd: Int32, _ handle: Int32, _ range: Range<Int>, number: Int, cut: BodyCut?, throttle: Int?) -> Bool {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Small pieces when throttled, so the pace is even (a twentieth of a second each).
+        let piece = throttle.map { min(chunk.count, max(1024, $0 / 20)) } ?? chunk.count
+        let started = Date()
         var offset = range.lowerBound
+        var sent = 0
         while offset < range.upperBound {
-            let wanted = min(chunk.count, range.upperBound - offset)
+            var wanted = min(piece, range.upperBound - offset)
+            if let cut {
+                wanted = min(wanted, cut.afterBytes - sent)
+                if wanted <= 0 {
+                    if cut.action == .stall { waitForClose(fd) }
+                    return false
+                }
+            }
+            if let throttle {
+                let due = started.addingTimeInterval(Double(sent) / Double(throttle)).timeIntervalSinceNow
+                if due > 0 { Thread.sleep(forTimeInterval: due) }
+                if isStopped() { return false }
+            }
             let count = chunk.withUnsafeMutableBytes { pread(handle, $0.baseAddress, wanted, off_t(offset)) }
             if count < 0, errno == EINTR { continue }
             guard count > 0, sendAll(fd, Array(chunk[..<count])) else { return false }
             offset += count
+            sent += count
+            update(number) { $0.bytesSent += count }
         }
         return true
     }
@@ -457,5 +597,26 @@ private final class ServerCore: @unchecked Sendable {
         if lowered.hasSuffix(".ts") { return "video/mp2t" }
         if lowered.hasSuffix(".vtt") { return "text/vtt" }
         return "application/octet-stream"
+    }
+}
+
+/// How `dropConnection` and `stall(path:afterBytes:count:)` end a body early.
+struct BodyCut {
+    enum Action { case close, stall }
+    var afterBytes: Int
+    /// Responses left to cut; nil: every one.
+    var remaining: Int?
+    var action: Action
+}
+
+extension RecordedRequest {
+    init(method: String, path: String, headers: [String: String], time: Date, connection: Int) {
+        self.init(method: method, path: path, headers: headers, time: time, connection: connection, number: 0)
+    }
+
+    /// This request as number `number`.
+    func numbered(_ number: Int) -> RecordedRequest {
+        RecordedRequest(method: method, path: path, headers: headers, time: time, connection: connection, number: number,
+                        status: status, bytesSent: bytesSent)
     }
 }
