@@ -40,12 +40,12 @@ let package = Package(
         .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "TextSupport"]),
         // The offline library: downloads, media encrypted at rest, licences, the loopback
         // server playback reads the decrypted copy from.
-        .target(name: "OfflineLibrary", dependencies: ["CCrypto", "CSoup", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport", "ControlAPI", "HLS"]),
+        .target(name: "OfflineLibrary", dependencies: ["CCrypto", "CSoup", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport", "ControlAPI", "HLS", "PlayerCore"]),
         .target(name: "ContentSessions", dependencies: ["ControlAPI", "PlayerCore", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport"]),
-        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "ContentSessions", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
+        .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "ContentSessions", "OfflineLibrary", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
         .executableTarget(name: "marquee-conformance", dependencies: ["HLS", "Subtitles"], path: "Sources/Conformance"),
-        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "ContentSessions", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
+        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "ContentSessions", "OfflineLibrary", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
 
         .target(name: "TestMedia", dependencies: ["MarqueeClient"], path: "Tests/TestMedia"),
         .target(name: "GLibTestSupport", dependencies: ["GLibRuntime", "GStreamerKit"], path: "Tests/GLibTestSupport"),

@@ -35,17 +35,25 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// The file is not audio or video GStreamer recognises (random bytes, a PDF, a ZIP): the
     /// message says what typefinding found, if anything.
     case unsupportedFormat = "unsupported_format"
+    /// The offline library (API-2 §1): no copy of the content; a copy still downloading; a
+    /// licence that is spent (the message names the limit); the same content added twice; a
+    /// download that would pass `--library-quota`.
+    case notInLibrary = "not_in_library"
+    case downloadIncomplete = "download_incomplete"
+    case licenseExpired = "license_expired"
+    case alreadyInLibrary = "already_in_library"
+    case quotaExceeded = "quota_exceeded"
 
     public var httpStatus: Int {
         switch self {
         case .invalidJSON, .invalidArgument, .unsupportedURI: return 400
         case .unauthorized: return 401
-        case .forbidden: return 403
-        case .notFound, .unknownTrack, .unknownVariant, .routeNotFound: return 404
+        case .forbidden, .licenseExpired: return 403
+        case .notFound, .unknownTrack, .unknownVariant, .routeNotFound, .notInLibrary: return 404
         case .methodNotAllowed: return 405
         case .timeout: return 408
-        case .notSeekable, .notLive, .noSource, .noPip: return 409
-        case .payloadTooLarge: return 413
+        case .notSeekable, .notLive, .noSource, .noPip, .downloadIncomplete, .alreadyInLibrary: return 409
+        case .payloadTooLarge, .quotaExceeded: return 413
         case .unsupportedMediaType: return 415
         case .tooManyRequests: return 429
         case .headersTooLarge: return 431

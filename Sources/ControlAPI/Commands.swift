@@ -65,6 +65,18 @@ public struct OpenRequest: Codable, Sendable, Equatable {
 
     public var needsRequestHeaders: Bool { !requestHeaders.isEmpty || !(keyHeaders ?? [:]).isEmpty }
 
+    /// True when the open names only a `contentId` and no feature has found its copy yet.
+    public var namesOnlyContent: Bool { uri.isEmpty && contentId != nil && localCopy == nil }
+
+    /// Set by the offline library's feature, never sent by clients: the local copy plays
+    /// instead of `uri` (which stays what the snapshot shows).
+    public var localCopy: LocalCopy?
+
+    /// The wire fields (`localCopy` is not one).
+    private enum CodingKeys: String, CodingKey {
+        case uri, start, autoplay, headers, timeshift, subtitle, contentId, userId, originalUrl, watched, kind, referer, userAgent, keyHeaders
+    }
+
     /// The fields of the body.
     public static let fields = ["uri", "start", "autoplay", "headers", "timeshift", "subtitle", "contentId", "userId", "originalUrl",
                                 "watched", "kind", "referer", "userAgent", "keyHeaders"]
@@ -78,13 +90,21 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        uri = try c.decode(String.self, forKey: .uri)
+        // A content id alone names a copy in the offline library (`uri` is then empty until
+        // the library feature fills it in).
+        contentId = try c.decodeIfPresent(String.self, forKey: .contentId)
+        if let given = try c.decodeIfPresent(String.self, forKey: .uri) {
+            uri = given
+        } else if contentId != nil {
+            uri = ""
+        } else {
+            uri = try c.decode(String.self, forKey: .uri)  // throws: 'uri' is missing
+        }
         start = try c.decodeIfPresent(Double.self, forKey: .start)
         autoplay = try c.decodeIfPresent(Bool.self, forKey: .autoplay)
         headers = try c.decodeIfPresent([String: String].self, forKey: .headers)
         timeshift = try c.decodeIfPresent(TimeshiftRequest.self, forKey: .timeshift)
         subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
-        contentId = try c.decodeIfPresent(String.self, forKey: .contentId)
         userId = try c.decodeIfPresent(String.self, forKey: .userId)
         originalUrl = try c.decodeIfPresent(String.self, forKey: .originalUrl)
         watched = try c.decodeIfPresent(Double.self, forKey: .watched)
@@ -92,7 +112,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         referer = try c.decodeIfPresent(String.self, forKey: .referer)
         userAgent = try c.decodeIfPresent(String.self, forKey: .userAgent)
         keyHeaders = try c.decodeIfPresent([String: String].self, forKey: .keyHeaders)
-        guard !uri.trimmingWhitespace().isEmpty else {
+        guard !uri.trimmingWhitespace().isEmpty || (c.contains(.contentId) && !c.contains(.uri)) else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
         try checkURILength(uri, field: "uri")
@@ -115,6 +135,17 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         if let subtitle, subtitle.trimmingWhitespace().isEmpty {
             throw APIError(.invalidArgument, "'subtitle' must be a subtitle file's URI or path")
         }
+    }
+}
+
+/// A copy of the content on this machine that plays instead of the network source: the
+/// loopback URL the library serves it at (decrypted on the fly) and what kind it is.
+public struct LocalCopy: Sendable, Equatable {
+    public var playbackURI: String
+    public var kind: SourceKind
+    public init(playbackURI: String, kind: SourceKind) {
+        self.playbackURI = playbackURI
+        self.kind = kind
     }
 }
 

@@ -26,6 +26,10 @@ public enum PlayerEvent: Sendable, Equatable {
     case analytics(AnalyticsUpdate)
     /// The queue changed, or another of its items started.
     case queue(QueueInfo?)
+    /// A library download moved (at most twice a second per item) or changed state.
+    case download(DownloadUpdate)
+    /// A library item was added, removed, or its licence changed.
+    case library(LibraryChange)
     case error(APIError)
     case eos
 
@@ -49,6 +53,8 @@ public enum PlayerEvent: Sendable, Equatable {
         case .cue: return "cue"
         case .analytics: return "analytics"
         case .queue: return "queue"
+        case .download: return "download"
+        case .library: return "library"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -57,7 +63,7 @@ public enum PlayerEvent: Sendable, Equatable {
     /// Every event type, as `type` names them (a test keeps the two in step).
     public static let types = ["snapshot", "state", "position", "buffering", "tracks", "seek", "settings", "source", "variants",
                                "variant", "live", "reconnecting", "recovered", "pip", "watermark", "cue", "analytics", "queue",
-                               "error", "eos"]
+                               "download", "library", "error", "eos"]
 
     /// Latest-value events: when a client's queue must drop events, a newer one of the
     /// same type makes an older one redundant.
@@ -167,6 +173,8 @@ public struct EventEnvelope: Encodable, Sendable {
         case .cue(let cue): try c.encode(cue, forKey: .data)
         case .analytics(let a): try c.encode(a, forKey: .data)
         case .queue(let q): try c.encode(q, forKey: .data)
+        case .download(let d): try c.encode(d, forKey: .data)
+        case .library(let l): try c.encode(l, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }

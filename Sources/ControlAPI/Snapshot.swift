@@ -25,6 +25,8 @@ public struct SourceInfo: Codable, Sendable, Equatable {
     /// Seconds of this content the user has watched, across sessions (the open's `watched`
     /// plus the time spent playing since).
     public var watched: Double?
+    /// True when the offline library's local copy plays (`uri` is still the origin's).
+    public var offline: Bool?
     public init(uri: String, kind: SourceKind, live: Bool? = nil, contentId: String? = nil) {
         self.uri = uri
         self.kind = kind
@@ -32,7 +34,7 @@ public struct SourceInfo: Codable, Sendable, Equatable {
         self.contentId = contentId
     }
 
-    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId, userId, originalUrl, watched }
+    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId, userId, originalUrl, watched, offline }
 
     /// `live` may be missing (daemons before it existed): then it follows `kind`.
     public init(from decoder: any Decoder) throws {
@@ -43,6 +45,7 @@ public struct SourceInfo: Codable, Sendable, Equatable {
         userId = try c.decodeIfPresent(String.self, forKey: .userId)
         originalUrl = try c.decodeIfPresent(String.self, forKey: .originalUrl)
         watched = try c.decodeIfPresent(Double.self, forKey: .watched)
+        offline = try c.decodeIfPresent(Bool.self, forKey: .offline)
     }
 }
 

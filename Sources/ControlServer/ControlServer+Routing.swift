@@ -3,6 +3,7 @@ import ContentSessions
 import ControlAPI
 import FoundationEssentials
 import GLibRuntime
+import OfflineLibrary
 import PlayerCore
 
 extension ControlServer {
@@ -133,6 +134,8 @@ extension ControlServer {
             handleEventsRequest(msg, query: query)
         case .command(let name):
             runCommand(name, route: route, msg, query: query)
+        case .libraryList, .libraryAdd, .libraryItem, .libraryRemove, .libraryPause, .libraryResume, .libraryLicense:
+            handleLibrary(route, msg)
         }
     }
 

@@ -4,6 +4,7 @@ import ControlAPI
 import FoundationEssentials
 import GLibRuntime
 import Logging
+import OfflineLibrary
 import PlayerCore
 
 /// The HTTP, WebSocket and SSE front of the player, on libsoup-3. It is one more client of
@@ -66,6 +67,8 @@ public final class ControlServer {
     let player: Player
     /// Analytics and resume points (`/v1/analytics`); nil: analytics disabled.
     let contentSessions: ContentSessionFeature?
+    /// The offline library (`/v1/library`); nil: its routes answer 404 not_found.
+    let library: Library?
     let configuration: Configuration
     let metrics = Metrics()
     let log = Logger(category: "server")
@@ -79,9 +82,10 @@ public final class ControlServer {
     var snapshotsInProgress = 0
     private var nextWaiterID = 0
 
-    public init(player: Player, configuration: Configuration, contentSessions: ContentSessionFeature? = nil) {
+    public init(player: Player, configuration: Configuration, contentSessions: ContentSessionFeature? = nil, library: Library? = nil) {
         self.player = player
         self.contentSessions = contentSessions
+        self.library = library
         self.configuration = configuration
         hub = EventHub(player: player, metrics: metrics)
         deadlines = RequestDeadlines(seconds: configuration.limits.requestSeconds) { [metrics] in metrics.requestsTimedOut += 1 }

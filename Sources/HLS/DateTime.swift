@@ -5,8 +5,8 @@ import FoundationEssentials
 ///
 /// Accepts `YYYY-MM-DDThh:mm:ss[.fraction][Z|+hh:mm|+hhmm|+hh]`; a missing zone is read as UTC
 /// and a space or lower-case `t` may stand for the `T`.
-enum DateTime {
-    static func parse(_ text: String) -> Date? {
+public enum DateTime {
+    public static func parse(_ text: String) -> Date? {
         let s = Array(text.unicodeScalars)
         var i = 0
         func number(_ count: Int) -> Int? {

@@ -35,7 +35,16 @@ struct OpenPlan: Sendable, Equatable {
     /// `timeshiftFolder`: where rings are recorded (nil: no timeshift); `defaultTimeshiftWindow`:
     /// the window for live sources opened without `timeshift`.
     init(_ request: OpenRequest, resolver: SourceResolver, timeshiftFolder: URL?, defaultTimeshiftWindow: Double?) throws(APIError) {
-        var source = try resolver.resolve(request)
+        var source: ResolvedSource
+        if let copy = request.localCopy {
+            // The offline library's copy: served on loopback, whatever schemes sources may
+            // have; the snapshot keeps the origin's URI and says it plays offline.
+            var info = SourceInfo(uri: request.uri, kind: copy.kind, live: false, contentId: request.contentId)
+            info.offline = true
+            source = ResolvedSource(playbackURI: copy.playbackURI, originURI: nil, info: info, isDemo: false)
+        } else {
+            source = try resolver.resolve(request)
+        }
         if request.needsRequestHeaders, source.isLocalFile || source.isDemo {
             throw APIError(.invalidArgument, "'headers', 'referer', 'userAgent' and 'keyHeaders' apply to http(s) sources")
         }
@@ -58,7 +67,7 @@ struct OpenPlan: Sendable, Equatable {
         subtitleURI = request.subtitle
         mayBeLive = !source.isLocalFile
         mayUseHLSDemuxer = !source.isLocalFile && (!source.isDemo || window != nil)
-        fetchesMaster = !source.isLocalFile && !source.isDemo && window == nil
+        fetchesMaster = !source.isLocalFile && !source.isDemo && window == nil && (request.localCopy == nil || source.info.kind == .hls)
         watched = request.watched ?? 0
     }
 }

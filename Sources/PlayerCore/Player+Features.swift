@@ -26,9 +26,13 @@ extension Player {
     }
 
     /// The open request after every feature's `prepareOpen`, in the order they were added.
-    func prepareOpen(_ original: OpenRequest, replacing current: PlaybackProgress?) -> OpenRequest {
+    func prepareOpen(_ original: OpenRequest, replacing current: PlaybackProgress?) throws(APIError) -> OpenRequest {
         var request = original
-        for feature in features { feature.prepareOpen(&request, replacing: current) }
+        for feature in features { try feature.prepareOpen(&request, replacing: current) }
+        guard !request.namesOnlyContent else {
+            // No feature knew the content: without the offline library there is nothing to play.
+            throw APIError(.notInLibrary, "'\(request.contentId ?? "")' is not in the offline library; give a 'uri' to play it from the network")
+        }
         return request
     }
 

@@ -128,7 +128,8 @@ extension Player {
         source.info.userId = next.request.userId
         source.info.originalUrl = next.request.originalUrl
         // Features may carry a watched time over; the item plays from its start regardless.
-        let prepared = prepareOpen(next.request, replacing: nil)
+        // Gapless items are plain local files (`nextGaplessItem`), which no feature refuses.
+        let prepared = (try? prepareOpen(next.request, replacing: nil)) ?? next.request
         session.source = source
         session.duration = nil
         session.subtitles.removeExternal()

@@ -162,7 +162,7 @@ public final class Player {
     func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false, stallRetries: Int = 0) throws(APIError) {
         // Features adjust the request first (a resume point's start and watched time); they
         // are told what plays now, which this open replaces if it goes ahead.
-        let request = prepareOpen(original, replacing: retrying ? nil : progress)
+        let request = try prepareOpen(original, replacing: retrying ? nil : progress)
         // Everything that can refuse the open, before anything changes: the plan (pure), the
         // subtitle file (a bad one refuses the whole open and the current playback goes on
         // untouched), and the header proxy's session.

@@ -18,14 +18,16 @@ public protocol PlayerFeature: AnyObject {
     /// used: the item plays from its start). `current` is what is loaded now, which the
     /// open replaces if it goes ahead (nil when nothing is, and for a gapless switch, whose
     /// previous item was closed first). An open that then fails leaves playback as it was.
-    func prepareOpen(_ request: inout OpenRequest, replacing current: PlaybackProgress?)
+    /// A feature may refuse the open by throwing (the offline library: a spent licence);
+    /// nothing has changed then.
+    func prepareOpen(_ request: inout OpenRequest, replacing current: PlaybackProgress?) throws(APIError)
     /// One thing the player did, in order (see `PlayerNotice`).
     func playerNoticed(_ notice: PlayerNotice)
 }
 
 public extension PlayerFeature {
     func attached(to player: Player) {}
-    func prepareOpen(_ request: inout OpenRequest, replacing current: PlaybackProgress?) {}
+    func prepareOpen(_ request: inout OpenRequest, replacing current: PlaybackProgress?) throws(APIError) {}
     func playerNoticed(_ notice: PlayerNotice) {}
 }
 

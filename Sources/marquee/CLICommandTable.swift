@@ -91,12 +91,19 @@ struct CLICommand: Sendable {
         }
     }
 
-    /// The route's path: fixed, never built from the command line.
+    /// The route's path: fixed, except an item's `{id}`, which is the first positional,
+    /// percent-encoded (`path(for:)`).
     var path: String {
         switch target {
         case .command(let name): return name.descriptor.path
         case .route(_, let path, _): return path
         }
+    }
+
+    /// The path to request: `path` with `{id}` replaced by the first positional.
+    func path(for positionals: [String]) -> String {
+        guard path.contains("{id}"), let id = positionals.first else { return path }
+        return path.replacing("{id}", with: ClientCommands.encodeAlphanumerics(id))
     }
 
     var help: String {
@@ -131,7 +138,7 @@ struct CLICommand: Sendable {
 /// The CLI's commands: one table that dispatch, `marquee help`, the bash completion and the
 /// tests read.
 enum CLICommands {
-    static let all: [CLICommand] = playback + output + content
+    static let all: [CLICommand] = playback + output + content + library
 
     /// The command a command line names: the longest `words` it starts with.
     static func match(_ arguments: [String]) -> CLICommand? {

@@ -23,7 +23,7 @@ enum ClientCommands {
             let query = try waitQuery(args)
             if let seconds = args.value("timeout").flatMap(Double.init) { client.timeout = max(client.timeout, seconds + 10) }
             let data = try body.map { try JSONEncoder().encode($0) }
-            let response = try client.request(command.method, command.path + query, body: data,
+            let response = try client.request(command.method, command.path(for: args.positionals) + query, body: data,
                                               headers: data == nil ? [:] : ["Content-Type": "application/json"])
             return show(response, as: command.output, json: json)
         } catch ClientError.http(let status, let body) {

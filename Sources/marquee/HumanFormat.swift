@@ -5,15 +5,44 @@ import TextSupport
 /// Terse, human-readable renderings of snapshots and events for the terminal.
 enum HumanFormat {
     /// What a reply is, for the human rendering.
-    enum Kind: Sendable { case snapshot, queue, analytics }
+    enum Kind: Sendable { case snapshot, queue, analytics, library, libraryItem }
 
     static func render(_ object: [String: Any], as kind: Kind) -> String {
         switch kind {
         case .snapshot: return snapshot(object)
         case .queue: return queue(object)
         case .analytics: return analytics(object)
+        case .library: return library(object)
+        case .libraryItem: return libraryItem(object)
         }
     }
+
+    /// `GET /v1/library`: one line per item, then the space used.
+    static func library(_ l: [String: Any]) -> String {
+        let items = l["items"] as? [[String: Any]] ?? []
+        var lines = items.map(libraryItem)
+        if items.isEmpty { lines.append("the library is empty") }
+        let used = (l["usedBytes"] as? Int).map(megabytes) ?? "?"
+        lines.append("used \(used)" + ((l["quotaBytes"] as? Int).map { " of " + megabytes($0) } ?? ""))
+        return lines.joined(separator: "\n")
+    }
+
+    /// One item: id, state and progress, content id, licence.
+    static func libraryItem(_ i: [String: Any]) -> String {
+        var line = "\(i["id"] as? String ?? "?")  \(i["state"] as? String ?? "?")"
+        if let progress = JSONTree.double(i["progress"]), i["state"] as? String != "complete" {
+            line += String(printf: " %.0f%%", progress * 100)
+        }
+        line += "  \(i["contentId"] as? String ?? "?")"
+        if let bytes = i["bytes"] as? Int { line += "  " + megabytes(bytes) }
+        if let license = i["license"] as? [String: Any], license["expired"] as? Bool == true {
+            line += "  licence spent (\(license["reason"] as? String ?? "?"))"
+        }
+        if let error = i["error"] as? [String: Any] { line += "  \(error["code"] ?? "?"): \(error["message"] ?? "")" }
+        return line
+    }
+
+    private static func megabytes(_ bytes: Int) -> String { String(printf: "%.1f MB", Double(bytes) / 1_000_000) }
 
     static func snapshot(_ s: [String: Any]) -> String {
         var lines: [String] = []

@@ -8,6 +8,7 @@ import TextSupport
 import GLibRuntime
 import GStreamerKit
 import Logging
+import OfflineLibrary
 import PlayerCore
 import Storage
 
@@ -19,7 +20,7 @@ enum ServeCommand {
         let args = try ParsedArguments(arguments,
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
                            "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval",
-                           "request-timeout", "max-event-clients", "reconnect-timeout"],
+                           "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -72,6 +73,7 @@ enum ServeCommand {
             // Not a usage error: the operator must look at the file (exit 1, no usage hint).
             throw StartupError(message: "cannot open the database in \(dataDirectory): \(error)")
         }
+        let libraryConfiguration = try Self.libraryConfiguration(args, dataDirectory: dataDirectory)
         let timeshiftFolder = URL(fileURLWithPath: dataDirectory).appendingPathComponent("timeshift", isDirectory: true)
         // Rings are per session; what a previous run left (a crash) is of no use.
         try? FileManager.default.removeItem(at: timeshiftFolder)
@@ -94,12 +96,22 @@ enum ServeCommand {
             }
             // Analytics and resume points hear the player from outside the core.
             let contentSessions = ContentSessionFeature(resume: storage.resume, analytics: analytics)
+            // The library first: its copy replaces the URI before resume points look it up.
+            let library: Library
+            do {
+                library = try Library(configuration: libraryConfiguration)
+            } catch {
+                log.error("cannot open the offline library: \(error)")
+                return false
+            }
+            library.onEvent = { [weak player] event in player?.publishFeatureEvent(event) }
+            player.add(LibraryPlayback(library: library))
             player.add(contentSessions)
             let web = InstalledFolders.find("web", environment: "MARQUEE_WEB", probe: "index.html")
             if web == nil { Logger(category: "main").warning("dashboard files (web/) not found; set MARQUEE_WEB") }
             let server = ControlServer(player: player, configuration: .init(listen: listen, access: access, staticFiles: StaticFiles(web: web),
                                                                                 limits: limits),
-                                       contentSessions: contentSessions)
+                                       contentSessions: contentSessions, library: library)
             let url: String
             do {
                 url = try server.start()
@@ -117,6 +129,7 @@ enum ServeCommand {
                     _exit(1)
                 }
                 server.stop()
+                library.shutdown()
                 player.shutdown()
                 MainLoop.quit()
             }
@@ -135,6 +148,18 @@ enum ServeCommand {
         MainLoop.run()
         log.info("stopped")
         return 0
+    }
+
+    /// `--library-quota BYTES`, `--download-rate BYTES_PER_S`, `--key-file PATH`.
+    private static func libraryConfiguration(_ args: ParsedArguments, dataDirectory: String) throws -> Library.Configuration {
+        func bytes(_ option: String) throws -> Int64? {
+            try args.value(option).map { text in
+                guard let value = Int64(text), value > 0 else { throw UsageError("--\(option) must be a number of bytes > 0") }
+                return value
+            }
+        }
+        return Library.Configuration(dataDirectory: dataDirectory, quotaBytes: try bytes("library-quota"),
+                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"))
     }
 
     /// `--request-timeout` and `--max-event-clients`.

@@ -142,7 +142,8 @@ final class ErrorCodeTests: XCTestCase {
             "not_live": 409, "no_source": 409, "payload_too_large": 413, "unsupported_media_type": 415,
             "media_error": 422, "network_error": 422, "pipeline_error": 422, "internal_error": 500,
             "no_pip": 409, "no_video": 503, "subtitle_error": 422, "headers_too_large": 431, "missing_plugin": 422,
-            "unsupported_format": 422,
+            "unsupported_format": 422, "not_in_library": 404, "download_incomplete": 409, "license_expired": 403,
+            "already_in_library": 409, "quota_exceeded": 413,
         ]
         for (raw, status) in expected {
             guard let code = ErrorCode(rawValue: raw) else {

@@ -76,13 +76,20 @@ final class OpenAPIDocumentTests: XCTestCase {
         .recovered(RecoveredUpdate(attempts: 2, downtime: 3.5)),
         .pip(nil), .watermark(nil), .cue(nil),
         .analytics(AnalyticsUpdate(seq: 1, event: .begin, outcome: .sent, reason: nil, pending: 0)), .queue(nil),
+        .download(DownloadUpdate(LibraryItem(id: "lib-1", contentId: "c", userId: nil, title: nil, uri: "http://o/f.mp4", kind: .file,
+                                             state: .downloading, bytes: 1, totalBytes: 2, error: nil,
+                                             license: LicenseState(expires: nil, maxPlays: nil, plays: 0, maxPlayTime: nil, playTime: 0,
+                                                                   expired: false, reason: nil),
+                                             createdAt: "2026-12-01T00:00:00.000Z", completedAt: nil))),
+        .library(LibraryChange(id: "lib-1", change: .added)),
         .error(APIError(.mediaError, "m")), .eos,
     ]
 
     static func eventTypeName(_ event: PlayerEvent) -> String {
         switch event {
         case .snapshot, .state, .position, .buffering, .tracks, .seek, .settings, .source, .variants, .variant, .live,
-             .reconnecting, .recovered, .pip, .watermark, .cue, .analytics, .queue, .error, .eos:
+             .reconnecting, .recovered, .pip, .watermark, .cue, .analytics, .queue, .download, .library,
+             .error, .eos:
             return event.type
         }
     }

@@ -1,0 +1,115 @@
+/// The offline library (API-2 §1): `/v1/library` and its schemas.
+extension OpenAPIDocument {
+    private static let itemResponses = ##""401":{"$ref":"#/components/responses/Unauthorized"},"404":{"description":"No item has that id (`not_found`).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Error"}}}},"default":{"$ref":"#/components/responses/Error"}"##
+    private static let idParameter = ##"{"name":"id","in":"path","required":true,"schema":{"type":"string"},"description":"The item's id (`lib-` and 12 hex digits)."}"##
+
+    static let libraryPaths = #"""
+      "/v1/library":{
+       "get":{
+        "operationId":"listLibrary",
+        "summary":"The offline library",
+        "description":"Every item, oldest first, with the bytes the library holds and its quota (`--library-quota`, null: none).",
+        "tags":["library"],
+        "responses":{"200":{"description":"The items.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryList"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
+       },
+       "post":{
+        "operationId":"addToLibrary",
+        "summary":"Download a copy",
+        "description":"Records the item (durably, before the reply) and queues its download: at most two download at once, the others wait `queued`. The copy is encrypted as it arrives (AES-256-CTR with a key of its own, wrapped by the device key); the item's `headers` go on every request to the origin and are kept sealed by the device key, never in the clear. A download rides out origin faults (5xx, timeouts, refused or cut connections) with backoff and goes on from what is stored with `Range: bytes=N-`, also after a restart or a `kill -9`; an origin that ignores Range starts the file again. Each 1 MiB is checksummed as it is stored and checked when the file is whole: a damaged copy is `failed` with `damaged`. HLS items are not supported yet (`400 unsupported_uri`). The same `contentId` and `userId` twice is `409 already_in_library`.",
+        "tags":["library"],
+        "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryAddRequest"},"examples":{"rental":{"value":{"uri":"https://cdn.example.com/films/42.mp4","contentId":"film-42","userId":"u-7","title":"Film 42","headers":{"Authorization":"Bearer …"},"license":{"expires":"2026-12-31T23:59:59Z","maxPlays":3}}}}}}},
+        "responses":{"202":{"description":"Recorded and queued.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},"409":{"description":"The content is already in the library (`already_in_library`); the message names its id.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Error"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
+       }
+      },
+      "/v1/library/{id}":{
+       "get":{
+        "operationId":"getLibraryItem",
+        "summary":"One item",
+        "tags":["library"],
+        "parameters":[\#(idParameter)],
+        "responses":{"200":{"description":"The item.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+       },
+       "delete":{
+        "operationId":"removeFromLibrary",
+        "summary":"Remove an item",
+        "description":"Stops its download and removes its books and files; the reply comes once they are gone. Answers with the item as it was.",
+        "tags":["library"],
+        "parameters":[\#(idParameter)],
+        "responses":{"200":{"description":"Removed.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+       }
+      },
+      "/v1/library/{id}/pause":{
+       "post":{
+        "operationId":"pauseDownload",
+        "summary":"Pause a download",
+        "description":"A `queued` or `downloading` item becomes `paused`; what arrived is committed first, so a resume fetches nothing twice. Other states are `400 invalid_argument`.",
+        "tags":["library"],
+        "parameters":[\#(idParameter)],
+        "responses":{"200":{"description":"Paused.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+       }
+      },
+      "/v1/library/{id}/resume":{
+       "post":{
+        "operationId":"resumeDownload",
+        "summary":"Resume a download",
+        "description":"A `paused` or `failed` item is queued again and goes on from what is stored. Other states are `400 invalid_argument`.",
+        "tags":["library"],
+        "parameters":[\#(idParameter)],
+        "responses":{"200":{"description":"Queued.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+       }
+      },
+      "/v1/library/{id}/license":{
+       "put":{
+        "operationId":"renewLicense",
+        "summary":"Renew a licence",
+        "description":"Replaces the item's licence; its plays and play time start again from 0 (a renewed \"3 plays\" grants three). An empty object lifts every limit.",
+        "tags":["library"],
+        "parameters":[\#(idParameter)],
+        "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/License"}}}},
+        "responses":{"200":{"description":"The item with its new licence.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+       }
+      }
+    """#
+
+    static let librarySchemas = #"""
+       "License":{
+        "type":"object",
+        "additionalProperties":false,
+        "description":"A licence's limits, all optional. Playing is refused with `403 license_expired` once one is reached: after `expires`, after `maxPlays` plays (a play counts when playback begins), or once `maxPlayTime` seconds have been played (counted while playing and saved every 5 s; a copy whose play time runs out while playing stops with a `license_expired` error event). The latest time the library has seen is kept: while the system clock is more than 300 s behind it, a dated licence counts as expired.",
+        "properties":{"expires":{"type":"string","format":"date-time"},"maxPlays":{"type":"integer","minimum":0},"maxPlayTime":{"type":"number","minimum":0}}
+       },
+       "LicenseState":{
+        "type":"object",
+        "required":["expires","maxPlays","plays","maxPlayTime","playTime","expired","reason"],
+        "properties":{"expires":{"type":["string","null"],"format":"date-time"},"maxPlays":{"type":["integer","null"]},"plays":{"type":"integer","minimum":0},"maxPlayTime":{"type":["number","null"]},"playTime":{"type":"number","minimum":0},"expired":{"type":"boolean"},"reason":{"type":["string","null"],"enum":["date","plays","playTime",null],"description":"The limit reached, null while the copy may play."}}
+       },
+       "LibraryAddRequest":{
+        "type":"object",
+        "required":["uri","contentId"],
+        "additionalProperties":false,
+        "properties":{"uri":{"type":"string","description":"An http(s) URL of a progressive file (MP4, MKV, WebM, …)."},"contentId":{"type":"string","minLength":1,"maxLength":2048},"userId":{"type":"string","maxLength":2048},"title":{"type":"string","maxLength":2048},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Sent on every request to the origin; kept sealed by the device key."},"keyHeaders":{"type":"object","additionalProperties":{"type":"string"},"description":"HLS (not supported yet): sent on key requests."},"variant":{"description":"HLS (not supported yet): `highest`, `lowest`, a variant id, or `{\"maxHeight\": N}`.","oneOf":[{"type":"string"},{"type":"object","required":["maxHeight"],"properties":{"maxHeight":{"type":"integer","minimum":1}}}]},"audio":{"description":"HLS (not supported yet): `all` or a list of languages.","oneOf":[{"type":"string","const":"all"},{"type":"array","items":{"type":"string"}}]},"subtitles":{"description":"HLS (not supported yet): `all` or a list of languages.","oneOf":[{"type":"string","const":"all"},{"type":"array","items":{"type":"string"}}]},"license":{"$ref":"#/components/schemas/License"}}
+       },
+       "LibraryItem":{
+        "type":"object",
+        "required":["id","contentId","uri","kind","state","bytes","totalBytes","progress","error","license","createdAt","completedAt"],
+        "properties":{"id":{"type":"string"},"contentId":{"type":"string"},"userId":{"type":"string"},"title":{"type":"string"},"uri":{"type":"string"},"kind":{"type":"string","enum":["file","hls"]},"state":{"type":"string","enum":["queued","downloading","paused","complete","failed"]},"bytes":{"type":"integer","minimum":0,"description":"Bytes stored (acknowledged: they survive a crash)."},"totalBytes":{"type":["integer","null"],"description":"Null until the origin says."},"progress":{"type":["number","null"],"minimum":0,"maximum":1},"error":{"oneOf":[{"type":"null"},{"type":"object","required":["code","message"],"properties":{"code":{"type":"string","description":"`network`, `origin_error` (5xx), `origin_refused` (4xx), `quota_exceeded`, `storage`, `damaged`. While `downloading`, the fault being ridden out."},"message":{"type":"string"}}}]},"license":{"$ref":"#/components/schemas/LicenseState"},"createdAt":{"type":"string","format":"date-time"},"completedAt":{"type":["string","null"],"format":"date-time"}}
+       },
+       "LibraryList":{
+        "type":"object",
+        "required":["items","usedBytes","quotaBytes"],
+        "properties":{"items":{"type":"array","items":{"$ref":"#/components/schemas/LibraryItem"}},"usedBytes":{"type":"integer","minimum":0},"quotaBytes":{"type":["integer","null"]}}
+       },
+       "DownloadUpdate":{
+        "type":"object",
+        "required":["id","state","bytes","totalBytes","progress"],
+        "description":"The `download` event: at most twice a second per item while it downloads, and at every state change.",
+        "properties":{"id":{"type":"string"},"state":{"type":"string","enum":["queued","downloading","paused","complete","failed"]},"bytes":{"type":"integer"},"totalBytes":{"type":["integer","null"]},"progress":{"type":["number","null"]}}
+       },
+       "LibraryChange":{
+        "type":"object",
+        "required":["id","change"],
+        "description":"The `library` event: an item was added or removed, or its licence changed (a renewal, a play counted).",
+        "properties":{"id":{"type":"string"},"change":{"type":"string","enum":["added","removed","license"]}}
+       }
+    """#
+}

@@ -1,0 +1,373 @@
+import ControlAPI
+import FoundationEssentials
+import GLibRuntime
+import HLS
+import Logging
+import Storage
+import TextSupport
+
+/// The offline library as the API and the player see it (API-2 §1), on the GLib thread.
+///
+/// It keeps the items in memory and answers reads at once; everything that touches the disk
+/// or the network runs on `LibraryWorker`'s thread, in order, and reports back. At most
+/// `maxConcurrentDownloads` items download at once, the others wait `queued`, oldest first.
+@GLibActor
+public final class Library {
+    public struct Configuration: Sendable {
+        public var dataDirectory: String
+        public var quotaBytes: Int64?
+        public var downloadRate: Int64?
+        public var keyFile: String?
+        public var maxConcurrentDownloads = 2
+        public init(dataDirectory: String, quotaBytes: Int64? = nil, downloadRate: Int64? = nil, keyFile: String? = nil) {
+            self.dataDirectory = dataDirectory
+            self.quotaBytes = quotaBytes
+            self.downloadRate = downloadRate
+            self.keyFile = keyFile
+        }
+    }
+
+    let configuration: Configuration
+    private let worker: LibraryWorker
+    private let keyWrap: KeyWrap
+    private let server: LibraryServer
+    private let log = Logger(category: "library")
+    private(set) var records: [String: LibraryItemRecord] = [:]
+    /// The latest time seen on the system clock (the licence clock rule).
+    private(set) var latestSeen: Date?
+    /// Where each complete item is served, once published.
+    private var served: [String: String] = [:]
+    private var lastDownloadEvent: [String: ContinuousClock.Instant] = [:]
+    /// Replies waiting for the worker (an add, a delete), by a number the worker carries back:
+    /// the worker's closures must be Sendable, a caller's completion need not be.
+    private var waiting: [Int: (Result<LibraryItem, APIError>) -> Void] = [:]
+    private var nextWaiting = 0
+    /// Events for clients (`download`, `library`): the daemon hands them to the player's stream.
+    public var onEvent: ((PlayerEvent) -> Void)?
+
+    /// Loads the device key and the books (at start: a damaged key or database stops it).
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        let deviceKey = try configuration.keyFile.map { try DeviceKey.load(keyFile: $0) }
+            ?? DeviceKey.loadOrCreate(at: configuration.dataDirectory + "/device.key")
+        keyWrap = KeyWrap(deviceKey: deviceKey)
+        server = try LibraryServer()
+        worker = LibraryWorker(root: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("library", isDirectory: true),
+                               databasePath: configuration.dataDirectory + "/" + DaemonStorage.fileName,
+                               downloadRate: configuration.downloadRate)
+        let (items, latest) = try worker.open()
+        latestSeen = latest
+        for var item in items {
+            // A download the last run left going (a restart, a kill -9) goes on from what is stored.
+            if item.state == .downloading { item.state = .queued }
+            records[item.id] = item
+        }
+        worker.report = { report in Task { @GLibActor [weak self] in self?.handle(report) } }
+        noteTime()
+        schedule()
+    }
+
+    /// Shutdown: downloads commit what they have and stop.
+    public func shutdown() { worker.stopAll() }
+
+    // MARK: Reads
+
+    public func list() -> LibraryList {
+        let items = ordered.map(wire)
+        return LibraryList(items: items, usedBytes: usedBytes, quotaBytes: configuration.quotaBytes)
+    }
+
+    public func item(_ id: String) throws(APIError) -> LibraryItem { wire(try record(id)) }
+
+    var usedBytes: Int64 { records.values.reduce(0) { $0 + $1.storedBytes } }
+
+    private var ordered: [LibraryItemRecord] {
+        records.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    func record(_ id: String) throws(APIError) -> LibraryItemRecord {
+        guard let record = records[id] else { throw APIError(.notFound, "no library item '\(id)'") }
+        return record
+    }
+
+    /// The item of this content for this user, if any.
+    func record(contentId: String, userId: String?) -> LibraryItemRecord? {
+        records.values.first { $0.contentId == contentId && $0.userId == (userId ?? "") }
+    }
+
+    // MARK: Commands
+
+    /// `POST /v1/library`: recorded durably before the reply (202), then queued.
+    public func add(_ request: LibraryAddRequest, completion: @escaping (Result<LibraryItem, APIError>) -> Void) {
+        do throws(APIError) {
+            let record = try makeRecord(request)
+            let ticket = wait(completion)
+            worker.insert(record) { [weak self] outcome in
+                guard let self, let completion = self.waiting.removeValue(forKey: ticket) else { return }
+                switch outcome {
+                case .failure(let error):
+                    completion(.failure(APIError(.internalError, "cannot record the item: \(error)")))
+                case .success:
+                    self.records[record.id] = record
+                    self.log.info("library item added", ["id": record.id, "contentId": record.contentId])
+                    self.onEvent?(.library(LibraryChange(id: record.id, change: .added)))
+                    self.publishDownload(record, force: true)
+                    self.schedule()
+                    completion(.success(self.wire(self.records[record.id] ?? record)))
+                }
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
+    private func makeRecord(_ request: LibraryAddRequest) throws(APIError) -> LibraryItemRecord {
+        if let existing = record(contentId: request.contentId, userId: request.userId) {
+            throw APIError(.alreadyInLibrary, "'\(request.contentId)' is already in the library as \(existing.id) (\(existing.state.rawValue))")
+        }
+        guard let scheme = request.uri.split(separator: ":").first?.lowercased(), ["http", "https"].contains(scheme) else {
+            throw APIError(.unsupportedURI, "library items are downloaded from http(s) URLs")
+        }
+        if request.uri.lowercased().split(separator: "?").first?.hasSuffix(".m3u8") == true {
+            throw APIError(.unsupportedURI, "HLS items are not supported yet: add a progressive file (MP4, MKV, WebM, …)")
+        }
+        let terms = try Self.terms(request.license)
+        let id = "lib-" + (0..<6).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
+        do {
+            let key = try SymmetricKey(bytes: SecureRandom.bytes(SymmetricKey.byteCount))
+            let wrapped = try keyWrap.seal(key: key, associatedData: KeyWrap.context(.mediaKey, item: id))
+            var sealedHeaders: Data?
+            let headers = request.headers ?? [:]
+            if !headers.isEmpty {
+                sealedHeaders = try keyWrap.seal(JSONCoding.encode(headers), associatedData: KeyWrap.context(.headers, item: id))
+            }
+            let media = LibraryFileRecord(name: LibraryLayout.mediaName, role: .media, remoteURI: request.uri,
+                                          iv: Data(try MediaCipher.randomIV()))
+            return LibraryItemRecord(id: id, contentId: request.contentId, userId: request.userId ?? "", title: request.title,
+                                     uri: request.uri, kind: .file, sealedHeaders: sealedHeaders, wrappedKey: wrapped,
+                                     createdAt: Date(), license: terms, files: [media])
+        } catch {
+            throw APIError(.internalError, "cannot make the item's key: \(error)")
+        }
+    }
+
+    static func terms(_ license: LicenseTerms?) throws(APIError) -> LibraryItemRecord.LicenseTerms {
+        guard let license else { return .init() }
+        var expires: Date?
+        if let text = license.expires {
+            guard let date = DateTime.parse(text) else {
+                throw APIError(.invalidArgument, "'license.expires' must be an RFC 3339 time (2026-12-31T23:59:59Z)")
+            }
+            expires = date
+        }
+        return .init(expires: expires, maxPlays: license.maxPlays, maxPlayTime: license.maxPlayTime)
+    }
+
+    public func pause(_ id: String) throws(APIError) -> LibraryItem {
+        var item = try record(id)
+        guard item.state == .queued || item.state == .downloading else {
+            throw APIError(.invalidArgument, "\(id) is \(item.state.rawValue): only queued or downloading items pause")
+        }
+        item.state = .paused
+        records[id] = item
+        worker.pause(id)
+        publishDownload(item, force: true)
+        schedule()
+        return wire(item)
+    }
+
+    public func resume(_ id: String) throws(APIError) -> LibraryItem {
+        var item = try record(id)
+        guard item.state == .paused || item.state == .failed else {
+            throw APIError(.invalidArgument, "\(id) is \(item.state.rawValue): only paused or failed items resume")
+        }
+        item.state = .queued
+        item.failure = nil
+        records[id] = item
+        worker.setState(id, .queued)
+        publishDownload(item, force: true)
+        schedule()
+        return wire(records[id] ?? item)
+    }
+
+    /// `DELETE /v1/library/{id}`: the files are gone when `completion` runs.
+    public func remove(_ id: String, completion: @escaping (Result<LibraryItem, APIError>) -> Void) {
+        guard let item = records.removeValue(forKey: id) else {
+            completion(.failure(APIError(.notFound, "no library item '\(id)'")))
+            return
+        }
+        if let url = served.removeValue(forKey: id), let token = Self.token(in: url) { server.unpublish(token) }
+        lastDownloadEvent[id] = nil
+        let ticket = wait(completion)
+        worker.remove(id) { [weak self] in
+            guard let self, let completion = self.waiting.removeValue(forKey: ticket) else { return }
+            self.onEvent?(.library(LibraryChange(id: id, change: .removed)))
+            self.schedule()
+            completion(.success(self.wire(item)))
+        }
+    }
+
+    private func wait(_ completion: @escaping (Result<LibraryItem, APIError>) -> Void) -> Int {
+        nextWaiting += 1
+        waiting[nextWaiting] = completion
+        return nextWaiting
+    }
+
+    /// `PUT /v1/library/{id}/license`: the new terms, with their usage from 0.
+    public func replaceLicense(_ id: String, _ license: LicenseTerms) throws(APIError) -> LibraryItem {
+        var item = try record(id)
+        item.license = try Self.terms(license)
+        item.plays = 0
+        item.playTime = 0
+        records[id] = item
+        worker.replaceLicense(id, item.license)
+        onEvent?(.library(LibraryChange(id: id, change: .license)))
+        return wire(item)
+    }
+
+    // MARK: Downloads
+
+    private func schedule() {
+        var running = records.values.filter { $0.state == .downloading }.count
+        for item in ordered where item.state == .queued && running < configuration.maxConcurrentDownloads {
+            guard let key = try? keyWrap.openKey(item.wrappedKey, associatedData: KeyWrap.context(.mediaKey, item: item.id)) else {
+                fail(item.id, DownloadFailure(code: "storage", message: "the item's key does not open with this device key"))
+                continue
+            }
+            var headers: [String: String] = [:]
+            if let sealed = item.sealedHeaders,
+               let json = try? keyWrap.open(sealed, associatedData: KeyWrap.context(.headers, item: item.id)),
+               let decoded = try? JSONCoding.decodeBody([String: String].self, from: json) {
+                headers = decoded
+            }
+            var started = item
+            started.state = .downloading
+            records[item.id] = started
+            running += 1
+            worker.start(started, key: key, headers: headers, usedElsewhere: usedBytes - item.storedBytes, quota: configuration.quotaBytes)
+            publishDownload(started, force: true)
+        }
+    }
+
+    private func handle(_ report: WorkerReport) {
+        switch report {
+        case .progress(let id, let stored, let total):
+            guard var item = records[id], item.state == .downloading else { return }
+            setStored(&item, stored)
+            item.totalBytes = total ?? item.totalBytes
+            item.failure = nil
+            records[id] = item
+            publishDownload(item, force: false)
+        case .retrying(let id, let failure, let delay):
+            guard var item = records[id], item.state == .downloading else { return }
+            // Still downloading: the error says what it rides out, until bytes arrive again.
+            item.failure = .init(code: failure.code, message: "\(failure.message); trying again in \(String(printf: "%.1f", delay)) s")
+            records[id] = item
+            log.info("download retrying", ["id": id, "error": failure.code, "delay": String(printf: "%.1f", delay)])
+        case .completed(let id, let stored):
+            guard var item = records[id] else { return }
+            setStored(&item, stored)
+            item.totalBytes = stored
+            item.state = .complete
+            item.failure = nil
+            item.completedAt = Date()
+            records[id] = item
+            log.info("download complete", ["id": id, "bytes": "\(stored)"])
+            publishDownload(item, force: true)
+            schedule()
+        case .failed(let id, let failure):
+            fail(id, failure)
+        }
+    }
+
+    private func fail(_ id: String, _ failure: DownloadFailure) {
+        guard var item = records[id] else { return }
+        item.state = .failed
+        item.failure = .init(code: failure.code, message: failure.message)
+        records[id] = item
+        worker.setState(id, .failed, failure: item.failure)
+        log.warning("download failed", ["id": id, "error": failure.code, "message": failure.message])
+        publishDownload(item, force: true)
+        schedule()
+    }
+
+    private func setStored(_ item: inout LibraryItemRecord, _ stored: Int64) {
+        if let index = item.files.firstIndex(where: { $0.name == LibraryLayout.mediaName }) { item.files[index].storedBytes = stored }
+    }
+
+    /// At most twice a second per item, and at every state change (`force`).
+    private func publishDownload(_ item: LibraryItemRecord, force: Bool) {
+        let now = ContinuousClock.now
+        if !force, let last = lastDownloadEvent[item.id], now - last < .milliseconds(500) { return }
+        lastDownloadEvent[item.id] = now
+        onEvent?(.download(DownloadUpdate(wire(item))))
+    }
+
+    // MARK: Playing (the feature's side)
+
+    /// The loopback URL a complete item plays from: published on first use.
+    func playbackURL(_ item: LibraryItemRecord) throws(APIError) -> String {
+        if let url = served[item.id] { return url }
+        guard let media = item.files.first(where: { $0.name == LibraryLayout.mediaName }),
+              let key = try? keyWrap.openKey(item.wrappedKey, associatedData: KeyWrap.context(.mediaKey, item: item.id)) else {
+            throw APIError(.internalError, "the copy of \(item.id) cannot be opened with this device key")
+        }
+        let file = LibraryLayout.file(root: worker.root, item: item.id, name: media.name)
+        let lazy = LazyEncryptedMedia(url: file, key: key, iv: Array(media.iv), size: media.storedBytes)
+        do {
+            let (token, _) = try server.publish([LibraryLayout.mediaName: ServedFile(media: lazy, contentType: "application/octet-stream")])
+            let url = server.url(token: token, name: LibraryLayout.mediaName)
+            served[item.id] = url
+            return url
+        } catch {
+            throw APIError(.internalError, "cannot serve the copy: \(error)")
+        }
+    }
+
+    private static func token(in url: String) -> String? {
+        let parts = url.split(separator: "/")
+        guard let index = parts.firstIndex(of: "lib"), index + 1 < parts.count else { return nil }
+        return String(parts[index + 1])
+    }
+
+    func countPlay(_ id: String) {
+        guard var item = records[id] else { return }
+        item.plays += 1
+        records[id] = item
+        worker.addPlay(id)
+        onEvent?(.library(LibraryChange(id: id, change: .license)))
+    }
+
+    func addPlayTime(_ id: String, seconds: Double) {
+        guard seconds > 0, var item = records[id] else { return }
+        item.playTime += seconds
+        records[id] = item
+        worker.addPlayTime(id, seconds: seconds)
+    }
+
+    /// Moves the latest time seen forward (never back), in memory and in the books.
+    func noteTime(_ now: Date = Date()) {
+        if let latestSeen, latestSeen >= now { return }
+        latestSeen = now
+        worker.advanceLatestSeen(now)
+    }
+
+    func verdict(_ item: LibraryItemRecord, now: Date = Date()) -> LicenseVerdict {
+        LicenseRules.evaluate(License(expires: item.license.expires, maxPlays: item.license.maxPlays, maxPlayTime: item.license.maxPlayTime),
+                              usage: LicenseUsage(plays: item.plays, playTime: item.playTime), now: now, latestSeen: latestSeen)
+    }
+
+    // MARK: Wire
+
+    func wire(_ item: LibraryItemRecord) -> LibraryItem {
+        let verdict = verdict(item)
+        let license = LicenseState(expires: item.license.expires.map(RFC3339.string), maxPlays: item.license.maxPlays, plays: item.plays,
+                                   maxPlayTime: item.license.maxPlayTime, playTime: item.playTime,
+                                   expired: verdict.expired, reason: verdict.reason?.rawValue)
+        return LibraryItem(id: item.id, contentId: item.contentId, userId: item.userId.isEmpty ? nil : item.userId, title: item.title,
+                           uri: item.uri, kind: item.kind == .hls ? .hls : .file, state: LibraryItem.State(rawValue: item.state.rawValue) ?? .failed,
+                           bytes: item.storedBytes, totalBytes: item.totalBytes,
+                           error: item.failure.map { APIErrorBody(code: $0.code, message: $0.message) }, license: license,
+                           createdAt: RFC3339.string(item.createdAt), completedAt: item.completedAt.map(RFC3339.string))
+    }
+}

@@ -1,0 +1,139 @@
+import Dispatch
+import FoundationEssentials
+import GLibRuntime
+import Logging
+import Storage
+
+/// The library's thread (`marquee-library`): its own SQLite connection to the daemon's
+/// database (WAL lets it write while the GLib thread reads and writes its own tables), the
+/// download session, the active downloads and every file operation. The GLib side gives it
+/// jobs in order and hears back through `report`; it never waits for it, except once at
+/// start to load the books.
+final class LibraryWorker: @unchecked Sendable {
+    let thread = ServiceThread(name: "marquee-library")
+    let root: URL
+    private let databasePath: String
+    private let rate: Int64?
+    private let log = Logger(category: "library")
+    // Worker thread only:
+    private var books: LibraryBooks?
+    private var session: DownloadSession?
+    private var active: [String: ActiveDownload] = [:]
+    /// Set once, before the first download starts; called on the worker thread.
+    var report: (@Sendable (WorkerReport) -> Void)?
+
+    static let notOpen = StorageError(kind: .cannotOpen, message: "the library's books are not open", context: "library")
+
+    init(root: URL, databasePath: String, downloadRate: Int64?) {
+        self.root = root
+        self.databasePath = databasePath
+        rate = downloadRate
+    }
+
+    /// Opens the books and loads every item (at start, before the API serves: the one wait).
+    func open() throws -> (items: [LibraryItemRecord], latestSeen: Date?) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<([LibraryItemRecord], Date?), any Error> = .failure(Self.notOpen)
+        thread.perform { [self] in
+            outcome = Result {
+                try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+                let books = try LibraryBooks(database: SQLiteDatabase(path: databasePath))
+                self.books = books
+                session = DownloadSession(thread: thread, rateLimiter: rate.map { DownloadRateLimiter(bytesPerSecond: $0) })
+                return (try books.loadAll(), try books.latestSeenTime())
+            }
+            done.signal()
+        }
+        done.wait()
+        let (items, latest) = try outcome.get()
+        return (items, latest)
+    }
+
+    // MARK: Jobs (from the GLib thread; run in order on the worker)
+
+    /// Records a new item with its file rows; `completion` runs on the GLib thread.
+    func insert(_ record: LibraryItemRecord, completion: @escaping @GLibActor @Sendable (Result<Void, any Error>) -> Void) {
+        thread.perform { [self] in
+            let outcome = Result<Void, any Error> {
+                guard let books else { throw Self.notOpen }
+                try books.insert(record)
+            }
+            Task { @GLibActor in completion(outcome) }
+        }
+    }
+
+    func start(_ record: LibraryItemRecord, key: SymmetricKey, headers: [String: String], usedElsewhere: Int64, quota: Int64?) {
+        thread.perform { [self] in
+            guard let books, let session, active[record.id] == nil,
+                  let media = record.files.first(where: { $0.name == LibraryLayout.mediaName }) else { return }
+            let report = self.report ?? { _ in }
+            do {
+                try FileManager.default.createDirectory(at: LibraryLayout.folder(root: root, item: record.id), withIntermediateDirectories: true)
+                try books.updateState(id: record.id, state: .downloading)
+                let download = try ActiveDownload(record: record, media: media, fileURL: LibraryLayout.file(root: root, item: record.id, name: media.name),
+                                                  key: key, headers: headers, books: books, session: session,
+                                                  usedElsewhere: usedElsewhere, quota: quota) { [weak self] event in
+                    switch event {
+                    case .completed(let id, _), .failed(let id, _): self?.active[id] = nil
+                    default: break
+                    }
+                    report(event)
+                }
+                active[record.id] = download
+                download.start()
+            } catch {
+                try? books.updateState(id: record.id, state: .failed, failure: .init(code: "storage", message: "\(error)"))
+                report(.failed(id: record.id, failure: DownloadFailure(code: "storage", message: "\(error)")))
+            }
+        }
+    }
+
+    /// Stops a download (pause) and records the state.
+    func pause(_ id: String) {
+        thread.perform { [self] in
+            active.removeValue(forKey: id)?.cancel()
+            try? books?.updateState(id: id, state: .paused)
+        }
+    }
+
+    func setState(_ id: String, _ state: LibraryItemRecord.State, failure: LibraryItemRecord.Failure? = nil) {
+        thread.perform { [self] in try? books?.updateState(id: id, state: state, failure: failure) }
+    }
+
+    /// Stops its download, forgets its books and removes its files; `completion` on GLib.
+    func remove(_ id: String, completion: @escaping @GLibActor @Sendable () -> Void) {
+        thread.perform { [self] in
+            active.removeValue(forKey: id)?.cancel()
+            do { try books?.delete(id: id) } catch { log.error("cannot delete an item's books", ["id": id, "error": "\(error)"]) }
+            try? FileManager.default.removeItem(at: LibraryLayout.folder(root: root, item: id))
+            Task { @GLibActor in completion() }
+        }
+    }
+
+    func addPlay(_ id: String) {
+        thread.perform { [self] in _ = try? books?.addPlay(id: id) }
+    }
+
+    func addPlayTime(_ id: String, seconds: Double) {
+        thread.perform { [self] in _ = try? books?.addPlayTime(id: id, seconds: seconds) }
+    }
+
+    func replaceLicense(_ id: String, _ terms: LibraryItemRecord.LicenseTerms) {
+        thread.perform { [self] in _ = try? books?.replaceLicense(id: id, license: terms, resetUsage: true) }
+    }
+
+    func advanceLatestSeen(_ time: Date) {
+        thread.perform { [self] in _ = try? books?.advanceLatestSeenTime(to: time) }
+    }
+
+    /// Shutdown: every download commits what it has and stops; waits for that.
+    func stopAll() {
+        let done = DispatchSemaphore(value: 0)
+        thread.perform { [self] in
+            for download in active.values { download.cancel() }
+            active.removeAll()
+            done.signal()
+        }
+        done.wait()
+    }
+}
