@@ -2,6 +2,7 @@ import CSoup
 import ControlAPI
 import FoundationEssentials
 import GLibRuntime
+import OfflineLibrary
 import PlayerCore
 
 extension ControlServer {
@@ -78,12 +79,20 @@ extension ControlServer {
         case .success(let message) where !role.mayCommand:
             client.reply(WebSocketReply(id: message.id, error: AccessPolicy.permits(role, method: "POST")!))
         case .success(let message):
-            do {
-                try player.send(message.command)
-                client.reply(WebSocketReply(id: message.id))
-            } catch {
-                client.reply(WebSocketReply(id: message.id, error: error))
+            if case .open(let request) = message.command, let library, library.mayRenew(before: request) {
+                library.renew(before: request) { [weak self] in self?.send(message, for: client) }
+            } else {
+                send(message, for: client)
             }
+        }
+    }
+
+    private func send(_ message: WebSocketCommand, for client: EventClient) {
+        do {
+            try player.send(message.command)
+            client.reply(WebSocketReply(id: message.id))
+        } catch {
+            client.reply(WebSocketReply(id: message.id, error: error))
         }
     }
 }

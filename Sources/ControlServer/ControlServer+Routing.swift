@@ -147,6 +147,26 @@ extension ControlServer {
                 throw APIError(.tooManyRequests, "too many requests are waiting (\(Self.maxWaiters)); try again without ?wait or later")
             }
             let command = try Command.decode(name: name, arguments: msg.requestBody)
+            if case .open(let request) = command, let library, library.mayRenew(before: request) {
+                // A spent licence the licence server may renew: ask first (the reply is held,
+                // the GLib thread is not), then open whatever it answered.
+                g_object_ref(UnsafeMutableRawPointer(msg.raw))
+                msg.pause()
+                library.renew(before: request) { [weak self] in
+                    msg.unpause()
+                    self?.execute(command, wait: wait, msg, route: route)
+                    g_object_unref(UnsafeMutableRawPointer(msg.raw))
+                }
+                return
+            }
+            execute(command, wait: wait, msg, route: route)
+        } catch {
+            reply(msg, route: route.path, error: error)
+        }
+    }
+
+    private func execute(_ command: Command, wait: WaitRequest?, _ msg: SoupMessage, route: Route) {
+        do throws(APIError) {
             let snapshot = try player.send(command)
             guard let wait else {
                 reply(msg, route: route.path, status: 200, snapshot)

@@ -29,8 +29,10 @@ extension Player {
             publish(.queue(nil))
             return
         }
-        // Every item is checked now, so a typo in item 7 is an error here, not at 3 am.
-        for (index, item) in request.items.enumerated() {
+        // Every item is checked now, so a typo in item 7 is an error here, not at 3 am. An
+        // item that names only a content id (an offline copy) is checked when it plays: its
+        // licence may be renewed or spent by then.
+        for (index, item) in request.items.enumerated() where !item.namesOnlyContent {
             do throws(APIError) {
                 _ = try configuration.resolver.resolve(item)
             } catch {

@@ -5,8 +5,10 @@ extension CLICommands {
     static let playback: [CLICommand] = [
         CLICommand(words: ["status"], syntax: "", positionals: 0...0,
                    target: .route(method: "GET", path: "/v1/player", help: "Show the player's state")),
-        CLICommand(words: ["open"], syntax: "URI|PATH", positionals: 1...1, target: .command(.open),
+        CLICommand(words: ["open"], syntax: "[URI|PATH]", positionals: 0...1, target: .command(.open),
                    options: [
+                       .value("content-id", "ID", field: "contentId", "the content's id; alone, its offline copy plays"),
+                       .value("user-id", "ID", field: "userId", "whose content it is"),
                        .flag("paused", field: "autoplay", "open paused (autoplay false)"),
                        .value("start", "S", field: "start", "start at S seconds"),
                        .value("timeshift", "WINDOW_S", field: "timeshift", "record a live source for going back"),
@@ -14,7 +16,11 @@ extension CLICommands {
                    ],
                    completion: .files,
                    body: { input in
-                       var body: [String: JSONValue] = ["uri": CLIValue.uri(input[0])]
+                       var body: [String: JSONValue] = [:]
+                       if let uri = input.positionals.first { body["uri"] = CLIValue.uri(uri) }
+                       if let contentId = input.value("content-id") { body["contentId"] = .string(contentId) }
+                       if let userId = input.value("user-id") { body["userId"] = .string(userId) }
+                       guard !body.isEmpty else { throw UsageError("open needs a URI or PATH, or --content-id ID") }
                        if input.flag("paused") { body["autoplay"] = .bool(false) }
                        if let start = input.value("start") { body["start"] = try CLIValue.number(start, "--start") }
                        if let window = input.value("timeshift") {

@@ -20,7 +20,7 @@ enum ServeCommand {
         let args = try ParsedArguments(arguments,
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
                            "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval",
-                           "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file"],
+                           "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file", "license-url"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -150,7 +150,7 @@ enum ServeCommand {
         return 0
     }
 
-    /// `--library-quota BYTES`, `--download-rate BYTES_PER_S`, `--key-file PATH`.
+    /// `--library-quota BYTES`, `--download-rate BYTES_PER_S`, `--key-file PATH`, `--license-url URL`.
     private static func libraryConfiguration(_ args: ParsedArguments, dataDirectory: String) throws -> Library.Configuration {
         func bytes(_ option: String) throws -> Int64? {
             try args.value(option).map { text in
@@ -158,8 +158,14 @@ enum ServeCommand {
                 return value
             }
         }
+        let licenseURL = args.value("license-url")
+        if let licenseURL {
+            guard let url = URL(string: licenseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw UsageError("--license-url must be an http(s) URL")
+            }
+        }
         return Library.Configuration(dataDirectory: dataDirectory, quotaBytes: try bytes("library-quota"),
-                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"))
+                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"), licenseURL: licenseURL)
     }
 
     /// `--request-timeout` and `--max-event-clients`.

@@ -204,4 +204,83 @@ final class LibraryTests: XCTestCase {
         let license = try XCTUnwrap(try item(daemon, id)["license"] as? [String: Any])
         XCTAssertEqual(license["reason"] as? String, "date", "\(refused)")
     }
+
+    /// A copy downloaded into a daemon on `data` (kept), from a clip the origin serves.
+    private func completeCopy(_ daemon: Daemon, contentId: String, origin: RecordingHTTPServer, file: String,
+                              license: [String: Any]? = nil) throws -> String {
+        var body: [String: Any] = ["uri": origin.baseURL + "/" + file, "contentId": contentId]
+        if let license { body["license"] = license }
+        let (status, added) = try daemon.post("/v1/library", body)
+        XCTAssertEqual(status, 202, "\(added)")
+        let id = try XCTUnwrap(added["id"] as? String)
+        try waitForItem(daemon, id, "\(contentId) complete") { $0["state"] as? String == "complete" }
+        return id
+    }
+
+    func testTheLicenseServerRenewsASpentCopyBeforeTheOpenIsRefused() throws {
+        let clip = try MediaFixtures.mp4(seconds: 2)
+        try FileManager.default.copyItem(at: clip, to: folder.appendingPathComponent("clip.mp4"))
+        let origin = try RecordingHTTPServer(root: folder)
+        let licenses = try AnalyticsCollector()
+        licenses.answer(404)
+        let daemon = try Daemon(extraArguments: ["--license-url", licenses.url])
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let id = try completeCopy(daemon, contentId: "rental", origin: origin, file: "clip.mp4", license: ["maxPlays": 0])
+
+        // The server refuses: the open is refused, naming the limit, after asking once.
+        var (status, reply) = try daemon.post("/v1/player/open", ["contentId": "rental", "userId": "u-1"])
+        XCTAssertEqual(status, 404, "a userId of its own is another copy: \(reply)")
+        (status, reply) = try daemon.post("/v1/player/open", ["contentId": "rental"])
+        XCTAssertEqual(status, 403, "\(reply)")
+        XCTAssertEqual(reply.errorCode, "license_expired")
+        XCTAssertEqual(licenses.posts.count, 1)
+        XCTAssertEqual(licenses.posts.first?.json?["contentId"] as? String, "rental")
+
+        // The refused copy is not asked about again within a minute (a server that keeps
+        // refusing gets no request per open): its open is refused at once.
+        (status, reply) = try daemon.post("/v1/player/open", ["contentId": "rental"])
+        XCTAssertEqual(status, 403, "\(reply)")
+        XCTAssertEqual(licenses.posts.count, 1)
+        XCTAssertEqual((try item(daemon, id)["license"] as? [String: Any])?["maxPlays"] as? Int, 0)
+
+        // The server grants now: another spent copy (by date) is renewed, then plays.
+        licenses.answer(200, body: #"{"maxPlays": 2}"#)
+        let other = try completeCopy(daemon, contentId: "rental-2", origin: origin, file: "clip.mp4", license: ["expires": "2020-01-01T00:00:00Z"])
+        (status, reply) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["contentId": "rental-2"])
+        XCTAssertEqual(status, 200, "renewed online, then played: \(reply)")
+        let renewed = try XCTUnwrap(try item(daemon, other)["license"] as? [String: Any])
+        XCTAssertEqual(renewed["maxPlays"] as? Int, 2)
+        XCTAssertEqual(renewed["plays"] as? Int, 1)
+        XCTAssertNil(renewed["expires"] as? String)
+        XCTAssertEqual(licenses.posts.count, 2)
+    }
+
+    func testQueueItemsPlayCopiesAndAMissingCopyFailsAtTheNextStart() throws {
+        let clip = try MediaFixtures.mp4(seconds: 2)
+        try FileManager.default.copyItem(at: clip, to: folder.appendingPathComponent("clip.mp4"))
+        let origin = try RecordingHTTPServer(root: folder)
+        let data = try Daemon.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        var daemon = try Daemon(dataDirectory: data)
+        let first = try completeCopy(daemon, contentId: "one", origin: origin, file: "clip.mp4")
+        let second = try completeCopy(daemon, contentId: "two", origin: origin, file: "clip.mp4")
+        origin.stop()
+        let (status, queued) = try daemon.send("PUT", "/v1/queue", ["items": [["contentId": "one"], ["contentId": "two"]]])
+        XCTAssertEqual(status, 200, "\(queued)")
+        _ = try daemon.waitFor("the second copy playing", timeout: 20) { snap in
+            (snap["source"] as? [String: Any])?["contentId"] as? String == "two" && snap.state == "playing"
+        }
+        XCTAssertEqual(((try item(daemon, first))["license"] as? [String: Any])?["plays"] as? Int, 1)
+        XCTAssertEqual(daemon.stop(), 0)
+
+        // The second copy's file goes missing while the daemon is down.
+        try FileManager.default.removeItem(at: data.appendingPathComponent("library/\(second)"))
+        daemon = try Daemon(dataDirectory: data)
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let missing = try item(daemon, second)
+        XCTAssertEqual(missing["state"] as? String, "failed")
+        XCTAssertEqual((missing["error"] as? [String: Any])?["code"] as? String, "missing")
+        XCTAssertEqual(try daemon.post("/v1/player/open", ["contentId": "two"]).1.errorCode, "download_incomplete")
+        XCTAssertEqual(try item(daemon, first)["state"] as? String, "complete")
+    }
 }

@@ -62,6 +62,14 @@ public final class AnalyticsCollector: @unchecked Sendable {
         core.withLock { core.status = status }
     }
 
+    /// Answers 2xx with this JSON text instead of `{}` (a licence server answering a licence).
+    public func answer(_ status: Int, body json: String) {
+        core.withLock {
+            core.status = status
+            core.successBody = json
+        }
+    }
+
     /// Every POST so far, oldest first (a snapshot).
     public var posts: [CollectedPost] { core.withLock { core.posts } }
 
@@ -98,6 +106,8 @@ private final class CollectorCore: @unchecked Sendable {
     private let lock = NSCondition()
     // Guarded by `lock`:
     var status = 200
+    /// The body of a 2xx answer (a licence server's licence).
+    var successBody = "{}"
     var posts: [CollectedPost] = []
     private let listener: Int32
     private var connections: Set<Int32> = []
@@ -299,7 +309,7 @@ private final class CollectorCore: @unchecked Sendable {
 
     @discardableResult
     private func respond(_ fd: Int32, _ status: Int, keepAlive: Bool, extra: String = "") -> Bool {
-        let body = (200..<300).contains(status) ? "{}" : "{\"error\":\"\(status)\"}"
+        let body = (200..<300).contains(status) ? withLock { successBody } : "{\"error\":\"\(status)\"}"
         let text = responseHead(status, contentType: "application/json", contentLength: body.utf8.count, extra: extra,
                                 keepAlive: keepAlive) + body
         return sendAll(fd, Array(text.utf8))

@@ -18,12 +18,16 @@ public final class Library {
         public var quotaBytes: Int64?
         public var downloadRate: Int64?
         public var keyFile: String?
+        /// `--license-url`: asked for a new licence before an expired copy is refused.
+        public var licenseURL: String?
         public var maxConcurrentDownloads = 2
-        public init(dataDirectory: String, quotaBytes: Int64? = nil, downloadRate: Int64? = nil, keyFile: String? = nil) {
+        public init(dataDirectory: String, quotaBytes: Int64? = nil, downloadRate: Int64? = nil, keyFile: String? = nil,
+                    licenseURL: String? = nil) {
             self.dataDirectory = dataDirectory
             self.quotaBytes = quotaBytes
             self.downloadRate = downloadRate
             self.keyFile = keyFile
+            self.licenseURL = licenseURL
         }
     }
 
@@ -32,6 +36,7 @@ public final class Library {
     private let keyWrap: KeyWrap
     private let server: LibraryServer
     private let log = Logger(category: "library")
+    private lazy var renewal = LicenseRenewal(url: configuration.licenseURL)
     private(set) var records: [String: LibraryItemRecord] = [:]
     /// The latest time seen on the system clock (the licence clock rule).
     private(set) var latestSeen: Date?
@@ -223,6 +228,32 @@ public final class Library {
         worker.replaceLicense(id, item.license)
         onEvent?(.library(LibraryChange(id: id, change: .license)))
         return wire(item)
+    }
+
+    // MARK: Renewal (`--license-url`)
+
+    /// True when an open of `request` would be refused for a spent licence that the licence
+    /// server may renew: the caller renews first (`renew`), then opens.
+    public func mayRenew(before request: OpenRequest) -> Bool {
+        guard renewal.isConfigured, let contentId = request.contentId,
+              let item = record(contentId: contentId, userId: request.userId), item.state == .complete else { return false }
+        return verdict(item).expired && renewal.mayAsk(for: item.id)
+    }
+
+    /// Asks the licence server for a new licence for the content of `request`; `completion`
+    /// runs once, on the GLib thread, whatever the answer (a refusal then follows at the open).
+    public func renew(before request: OpenRequest, completion: @escaping () -> Void) {
+        guard let contentId = request.contentId, let item = record(contentId: contentId, userId: request.userId) else {
+            completion()
+            return
+        }
+        renewal.ask(itemID: item.id, contentId: contentId, userId: request.userId) { [weak self] terms in
+            if let self, let terms, self.records[item.id] != nil {
+                self.log.info("licence renewed online", ["id": item.id])
+                _ = try? self.replaceLicense(item.id, terms)
+            }
+            completion()
+        }
     }
 
     // MARK: Downloads

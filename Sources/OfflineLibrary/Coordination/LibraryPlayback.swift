@@ -41,6 +41,9 @@ public final class LibraryPlayback: PlayerFeature {
         library.noteTime()
         let verdict = library.verdict(item)
         if verdict.expired {
+            // Opens from the API renew first (the control server asks `mayRenew`); one from the
+            // queue cannot wait, so the renewal runs now for the next time.
+            if library.mayRenew(before: request) { library.renew(before: request) {} }
             throw APIError(.licenseExpired, verdict.message ?? "the licence of '\(contentId)' is spent")
         }
         request.localCopy = LocalCopy(playbackURI: try library.playbackURL(item), kind: .file)

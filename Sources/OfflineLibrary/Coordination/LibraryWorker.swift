@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import FoundationEssentials
 import GLibRuntime
 import Logging
@@ -40,13 +41,43 @@ final class LibraryWorker: @unchecked Sendable {
                 let books = try LibraryBooks(database: SQLiteDatabase(path: databasePath))
                 self.books = books
                 session = DownloadSession(thread: thread, rateLimiter: rate.map { DownloadRateLimiter(bytesPerSecond: $0) })
-                return (try books.loadAll(), try books.latestSeenTime())
+                let items = try books.loadAll().map { checked($0, books: books) }
+                return (items, try books.latestSeenTime())
             }
             done.signal()
         }
         done.wait()
         let (items, latest) = try outcome.get()
         return (items, latest)
+    }
+
+    /// A complete copy whose file is gone or shorter than recorded (removed by hand, a disk
+    /// restored from an old backup) fails now with `missing` or `damaged`, rather than at
+    /// its next play. Each chunk's checksum was checked when the copy completed; reading every
+    /// copy again at each start would cost minutes of I/O on an SD card.
+    private func checked(_ item: LibraryItemRecord, books: LibraryBooks) -> LibraryItemRecord {
+        guard item.state == .complete else { return item }
+        var item = item
+        for file in item.files {
+            let url = LibraryLayout.file(root: root, item: item.id, name: file.name)
+            var status = stat()
+            let size: Int64? = stat(url.path, &status) == 0 ? Int64(status.st_size) : nil
+            let failure: LibraryItemRecord.Failure?
+            if size == nil {
+                failure = .init(code: "missing", message: "the copy's file \(file.name) is gone; resume downloads it again")
+            } else if let size, size < file.storedBytes {
+                failure = .init(code: "damaged", message: "the copy's file \(file.name) is \(size) bytes, not \(file.storedBytes); resume downloads it again")
+            } else {
+                failure = nil
+            }
+            guard let failure else { continue }
+            log.warning("a library copy is unusable", ["id": item.id, "error": failure.code])
+            item.state = .failed
+            item.failure = failure
+            try? books.updateState(id: item.id, state: .failed, failure: failure)
+            break
+        }
+        return item
     }
 
     // MARK: Jobs (from the GLib thread; run in order on the worker)
