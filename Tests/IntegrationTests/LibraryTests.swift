@@ -283,4 +283,52 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try daemon.post("/v1/player/open", ["contentId": "two"]).1.errorCode, "download_incomplete")
         XCTAssertEqual(try item(daemon, first)["state"] as? String, "complete")
     }
+
+    func testOriginFaultsAreRiddenOutAndEventsFollowTheDownload() throws {
+        let file = try randomFile("faulty.bin", megabytes: 3)
+        let origin = try RecordingHTTPServer(root: folder)
+        origin.failNext(path: "/faulty.bin", count: 3, status: 503)
+        origin.throttle(bytesPerSecond: 2 << 20)
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        let (status, added) = try daemon.post("/v1/library", ["uri": origin.baseURL + "/" + file.lastPathComponent, "contentId": "faulty"])
+        XCTAssertEqual(status, 202, "\(added)")
+        let id = try XCTUnwrap(added["id"] as? String)
+        let events = try collectEvents(ws, timeout: 30) { events in
+            events.contains { $0["type"] as? String == "download" && ($0["data"] as? [String: Any])?["state"] as? String == "complete" }
+        }
+        let downloads = events.filter { $0["type"] as? String == "download" }.compactMap { $0["data"] as? [String: Any] }
+        XCTAssertEqual(events.first { $0["type"] as? String == "library" }?["data"] as? [String: String], ["id": id, "change": "added"])
+        XCTAssertEqual(downloads.first?["state"] as? String, "queued")
+        XCTAssertEqual(downloads.last?["state"] as? String, "complete")
+        XCTAssertEqual(downloads.last?["bytes"] as? Int, 3 << 20)
+        let progress = downloads.filter { $0["state"] as? String == "downloading" }.compactMap { $0["progress"] as? Double }
+        XCTAssertEqual(progress, progress.sorted(), "progress only grows")
+        XCTAssertGreaterThanOrEqual(progress.count, 2, "progress is reported while it downloads")
+        let statuses = origin.requests.filter { $0.path == "/faulty.bin" }.map(\.status)
+        XCTAssertEqual(Array(statuses.prefix(3)), [503, 503, 503], "the faults were answered")
+        XCTAssertEqual(statuses.last, 200)
+    }
+
+    func testPlayTimeRunsOutWhilePlaying() throws {
+        let clip = try MediaFixtures.mp4(seconds: 6)
+        try FileManager.default.copyItem(at: clip, to: folder.appendingPathComponent("clip.mp4"))
+        let origin = try RecordingHTTPServer(root: folder)
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        XCTAssertEqual(try daemon.send("PATCH", "/v1/player", ["repeat": "one"]).0, 200)
+        let id = try completeCopy(daemon, contentId: "short", origin: origin, file: "clip.mp4", license: ["maxPlayTime": 2])
+        let (status, opened) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["contentId": "short"])
+        XCTAssertEqual(status, 200, "\(opened)")
+        // Play time is saved every 5 s: the copy stops at the first save past its 2 s.
+        let stopped = try daemon.waitFor("the player stopped by the licence", timeout: 15) { $0.state == "idle" }
+        XCTAssertEqual(stopped.state, "idle")
+        let license = try XCTUnwrap(try item(daemon, id)["license"] as? [String: Any])
+        XCTAssertEqual(license["reason"] as? String, "playTime")
+        XCTAssertGreaterThanOrEqual(license["playTime"] as? Double ?? 0, 2)
+        XCTAssertEqual(try daemon.post("/v1/player/open", ["contentId": "short"]).1.errorCode, "license_expired")
+    }
 }

@@ -34,7 +34,9 @@ public final class Library {
     let configuration: Configuration
     private let worker: LibraryWorker
     private let keyWrap: KeyWrap
-    private let server: LibraryServer
+    /// Made at the first offline play: a box that never plays a copy keeps no thread or
+    /// socket for it.
+    private var server: LibraryServer?
     private let log = Logger(category: "library")
     private lazy var renewal = LicenseRenewal(url: configuration.licenseURL)
     private(set) var records: [String: LibraryItemRecord] = [:]
@@ -56,7 +58,6 @@ public final class Library {
         let deviceKey = try configuration.keyFile.map { try DeviceKey.load(keyFile: $0) }
             ?? DeviceKey.loadOrCreate(at: configuration.dataDirectory + "/device.key")
         keyWrap = KeyWrap(deviceKey: deviceKey)
-        server = try LibraryServer()
         worker = LibraryWorker(root: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("library", isDirectory: true),
                                databasePath: configuration.dataDirectory + "/" + DaemonStorage.fileName,
                                downloadRate: configuration.downloadRate)
@@ -201,7 +202,7 @@ public final class Library {
             completion(.failure(APIError(.notFound, "no library item '\(id)'")))
             return
         }
-        if let url = served.removeValue(forKey: id), let token = Self.token(in: url) { server.unpublish(token) }
+        if let url = served.removeValue(forKey: id), let token = Self.token(in: url) { server?.unpublish(token) }
         lastDownloadEvent[id] = nil
         let ticket = wait(completion)
         worker.remove(id) { [weak self] in
@@ -346,6 +347,8 @@ public final class Library {
         let file = LibraryLayout.file(root: worker.root, item: item.id, name: media.name)
         let lazy = LazyEncryptedMedia(url: file, key: key, iv: Array(media.iv), size: media.storedBytes)
         do {
+            let server = try self.server ?? LibraryServer()
+            self.server = server
             let (token, _) = try server.publish([LibraryLayout.mediaName: ServedFile(media: lazy, contentType: "application/octet-stream")])
             let url = server.url(token: token, name: LibraryLayout.mediaName)
             served[item.id] = url
