@@ -7,7 +7,8 @@ Runs itself in .build/browser-venv (made on first use from requirements.txt) wit
 chromium and chromedriver; nothing is downloaded but the pinned PyPI packages. Media is made
 with gst-launch-1.0: the clip, a Matroska file with two audio tracks and a subtitle track,
 and a three-rung HLS ladder served over loopback HTTP from a thread; another thread is the
-analytics collector (`--analytics-url`) the first daemon posts to. Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
+analytics collector (`--analytics-url`) the first daemon posts to, and another the origin
+the offline library downloads the clip from (with byte ranges, paced to last a few seconds). Screenshots (and, on failure, the logs) go to .build/browser-artifacts/.
 Ends with `dashboard: N passed, M failed` and exits non-zero on any failure.
 MARQUEE_SKIP_BROWSER=1 skips it, saying so.
 """
@@ -15,6 +16,7 @@ MARQUEE_SKIP_BROWSER=1 skips it, saying so.
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -38,6 +40,11 @@ CHECK_NAMES = [
     "check_watermark_controls",
     "check_queue_view",
     "check_analytics_view",
+    "check_library_download",
+    "check_library_form_pause_resume",
+    "check_library_play",
+    "check_library_failure",
+    "check_library_delete",
     "check_reconnect",
     "check_token",
     "check_console",
@@ -99,6 +106,8 @@ class DashboardTest:
         self.token_window = (0, 0)  # wall-clock ms from the token daemon's start to the token typed
         self.stops = []  # (port, wall-clock ms) of each stop the test makes on purpose
         self.marks = []  # (wall-clock ms, what the test did), for timeline.log
+        self.provoked = []  # (path, status, wall-clock ms): API refusals a check asks for on purpose
+        self.library_ids = []  # the library items the checks added, oldest first
 
     # MARK: running
 
@@ -124,6 +133,12 @@ class DashboardTest:
                 self.hls = f"{self.hls_server.url}/{master}"
                 self.collector = support.Collector()
                 self.servers.append(self.collector)
+                origin_dir = os.path.join(self.work, "origin")
+                os.makedirs(origin_dir)
+                for name in ("library-a.mp4", "library-b.mp4"):
+                    os.link(self.clip, os.path.join(origin_dir, name))
+                self.origin = support.MediaOrigin(origin_dir)
+                self.servers.append(self.origin)
                 self.daemon = self.start_daemon("daemon-1", extra_args=("--analytics-url", self.collector.url))
                 self.start_browser()
             except Exception as error:  # nothing can run: every check fails
@@ -478,6 +493,171 @@ class DashboardTest:
         assert dropped.get("lastError") is None, f"the API still reports an error: {dropped}"
         self.collector.mode = "ok"
 
+    def check_library_download(self):
+        """The library view lists an item added through the API and follows its download to complete"""
+        self.install_api_log()
+        size = os.path.getsize(self.clip)
+        self.origin.rate = max(64_000, size // 3)  # about 3 s: the bar is seen partway
+        item = self.library_add({"uri": f"{self.origin.url}/library-a.mp4", "contentId": "browser-film-a",
+                                 "title": "Browser film", "license": {"maxPlays": 3}})
+        item_id = item["id"]
+        seen = []
+
+        def complete():
+            row = self.library_row(item_id)
+            if row:
+                seen.append(row)
+            return bool(row) and row["state"] == "complete"
+
+        self.wait_for("the item's row to reach complete", complete,
+                      describe=lambda: f"rows seen: {self.rows_digest(seen)}")
+        assert seen[0]["title"] == "Browser film", f"the row's title is {seen[0]['title']!r}, not 'Browser film'"
+        assert len({row["mark"] for row in seen}) == 1, "the row was rebuilt during the download, not updated in place"
+        downloading = [row for row in seen if row["state"] == "downloading"]
+        partway = [row for row in downloading if row["bar"] is not None and 0 < row["bar"] < 1]
+        assert partway, f"the bar was never seen partway while downloading: {self.rows_digest(seen)}"
+        figures = re.compile(r"\d+\.\d\d / \d+\.\d\d MB · \d+%")
+        assert all(figures.fullmatch(row["bytes"]) for row in partway), \
+            f"the byte figures do not read 'N.NN / N.NN MB · P%': {[row['bytes'] for row in partway]}"
+        # Progress comes from `download` events: no GET /v1/library between two values.
+        steps = [(a, b) for a, b in zip(downloading, downloading[1:])
+                 if a["bar"] is not None and b["bar"] is not None and b["bar"] > a["bar"]]
+        assert steps, f"the bar never moved while downloading: {self.rows_digest(seen)}"
+        assert all(a["gets"] == b["gets"] for a, b in steps), \
+            f"the page asked GET /v1/library again while the bar moved: {self.rows_digest(seen)}"
+
+        api = self.library_item(item_id)
+        assert api["state"] == "complete" and api["bytes"] == size == api["totalBytes"], \
+            f"the daemon's item is {api['state']} with {api['bytes']} of {api['totalBytes']} bytes, not complete with {size}"
+        final = self.wait_row(item_id, "the complete row with a full bar, its size, the licence and Play",
+                              lambda r: r["bar"] == 1 and r["play"] and not r["pause"] and not r["resume"]
+                              and r["license"] == "Plays 0 of 3")
+        assert final["bytes"] == f"{size / 1e6:.2f} MB", f"the complete row reads {final['bytes']!r}"
+        used = str(self.library_list()["usedBytes"])
+        self.wait_attribute("library-usage", "data-used", used)
+        assert any(r["path"].endswith("/library-a.mp4") and r["status"] in (200, 206) for r in self.origin.requests), \
+            f"the origin served no library-a.mp4: {self.origin.requests}"
+
+    def check_library_form_pause_resume(self):
+        """The library's form adds an item; Pause and Resume send their requests and the row follows"""
+        size = os.path.getsize(self.clip)
+        self.origin.rate = max(64_000, size // 4)  # about 4 s: time to pause it partway
+        form = self.form_of("library-add")
+        self.fill(form, "uri", f"{self.origin.url}/library-b.mp4")
+        self.fill(form, "contentId", "browser-film-b")
+        self.fill(form, "title", "Form film")
+        self.fill(form, "maxPlays", "2")
+        self.js("arguments[0].elements.expires.value = '2030-06-01T12:30'", form)
+        expires = self.js("return new Date('2030-06-01T12:30').getTime() / 1000")
+        self.click_action("library-add")
+        item = self.wait_api("the form's item in the library", lambda: next(
+            (i for i in self.library_list()["items"] if i["contentId"] == "browser-film-b"), None), lambda i: i is not None)
+        item_id = item["id"]
+        self.library_ids.append(item_id)
+        assert item["title"] == "Form film", f"the item's title is {item.get('title')!r}"
+        assert item["license"]["maxPlays"] == 2, f"the item's licence is {item['license']}"
+        sent = support.rfc3339_seconds(item["license"]["expires"])
+        assert sent == expires, f"the licence expires {item['license']['expires']}, not the local 2030-06-01 12:30 ({expires})"
+        assert self.js("return arguments[0].elements.uri.value", form) == "", "the form was not cleared after the add"
+
+        # Partway (some bytes stored, so that the resume asks for the rest), pause it.
+        self.wait_row(item_id, "the form's item downloading partway, with Pause",
+                      lambda r: r["state"] == "downloading" and r["pause"] and (r["bar"] or 0) > 0)
+        before = len(self.api_calls())
+        self.click_selector(self.row_selector(item_id, "library-pause"))
+        paused = self.wait_api("the item paused", lambda: self.library_item(item_id), lambda i: i["state"] == "paused")
+        self.wait_row(item_id, "the row paused, offering Resume and not Pause",
+                      lambda r: r["state"] == "paused" and r["resume"] and not r["pause"])
+        assert f"POST /v1/library/{item_id}/pause" in self.api_calls()[before:], \
+            f"the page sent {self.api_calls()[before:]}, not POST /v1/library/{item_id}/pause"
+        focused = self.js("return document.activeElement && document.activeElement.dataset.action")
+        assert focused == "library-resume", f"after Pause went away the focus is on {focused!r}, not Resume"
+        assert paused["bytes"] < size, f"the item was paused with all {size} bytes"
+        self.sized_screenshot("dashboard-library.png", 1280, 2200)
+
+        # The same content again: refused, and shown as the page shows API errors.
+        self.fill(form, "uri", f"{self.origin.url}/library-b.mp4")
+        self.fill(form, "contentId", "browser-film-b")
+        self.provoked.append(("/v1/library", 409, time.time() * 1000))
+        self.click_action("library-add")
+        self.wait_attribute("error", "data-code", "already_in_library")
+        self.wait_field("error", "This content is already in the library.")
+        self.click_action("dismiss-error")
+        self.wait_for("the error box to close", lambda: self.js(
+            "return document.querySelector('[data-field=error-box]').hidden"))
+        self.js("arguments[0].reset()", form)
+        assert self.library_item(item_id)["bytes"] == paused["bytes"], "the paused item went on downloading"
+
+        before = len(self.api_calls())
+        resumed_at = len(self.origin.requests)
+        self.click_selector(self.row_selector(item_id, "library-resume"))
+        self.wait_api("the item complete", lambda: self.library_item(item_id), lambda i: i["state"] == "complete")
+        self.wait_row(item_id, "the row complete with Play", lambda r: r["state"] == "complete" and r["bar"] == 1 and r["play"])
+        assert f"POST /v1/library/{item_id}/resume" in self.api_calls()[before:], \
+            f"the page sent {self.api_calls()[before:]}, not POST /v1/library/{item_id}/resume"
+        ranged = [r for r in self.origin.requests[resumed_at:] if r["path"].endswith("/library-b.mp4")]
+        assert ranged and (ranged[0]["range"] or "").startswith("bytes=") and ranged[0]["status"] == 206, \
+            f"the resume did not continue with a Range request: {ranged}"
+
+    def check_library_play(self):
+        """Play in the library view plays the copy offline, and the licence counts it"""
+        item_id = self.library_ids[0]
+        self.source_change("library Play")
+        self.click_selector(self.row_selector(item_id, "library-play"))
+        snapshot = self.wait_api("the copy playing", self.daemon.snapshot,
+                                 lambda s: s["state"] == "playing" and (s.get("source") or {}).get("offline") is True)
+        assert snapshot["source"]["uri"].endswith("/library-a.mp4"), f"the daemon plays {snapshot['source']}"
+        self.wait_field("state", "playing")
+        self.wait_for("the transport to say the offline copy plays",
+                      lambda: self.js("return !document.querySelector('[data-field=offline-row]').hidden"))
+        self.wait_row(item_id, "the licence to count the play", lambda r: r["license"] == "Plays 1 of 3")
+        # A spent licence: the reason shows and Play is disabled.
+        status, reply = self.daemon.request("PUT", f"/v1/library/{item_id}/license", {"maxPlays": 0})
+        assert status == 200, f"PUT /v1/library/{item_id}/license answered {status}: {reply}"
+        self.wait_row(item_id, "the row to say the licence is spent, Play disabled",
+                      lambda r: r["expired"] == "true" and r["license"] == "Expired: all plays are used" and not r["play"])
+        self.source_change("API stop")
+        self.daemon.stop_player()
+        self.wait_field("state", "idle")
+
+    def check_library_failure(self):
+        """A download the origin refuses shows its error in the library view, with Retry"""
+        item = self.library_add({"uri": f"{self.origin.url}/missing.mp4", "contentId": "browser-missing"})
+        failed = self.wait_api("the item failed", lambda: self.library_item(item["id"]), lambda i: i["state"] == "failed")
+        error = failed["error"]
+        row = self.wait_row(item["id"], "the row failed with the daemon's error and Retry",
+                            lambda r: r["state"] == "failed" and r["error"] and r["resume"] and not r["pause"] and not r["play"])
+        assert row["error"] == f"Failed: {error['message']} ({error['code']})", \
+            f"the row says {row['error']!r}; the daemon's error is {error}"
+        assert row["title"] == "browser-missing", f"an item without a title is named {row['title']!r}, not its content id"
+
+    def check_library_delete(self):
+        """Delete in the library view asks in a dialog first, then removes the item"""
+        first = self.library_ids[0]
+        self.click_selector(self.row_selector(first, "library-delete"))
+        self.wait_for("the delete dialog", lambda: self.js(
+            "return document.querySelector('[data-field=library-confirm]').open"))
+        self.click_action("library-confirm-cancel")
+        self.wait_for("the dialog to close", lambda: not self.js(
+            "return document.querySelector('[data-field=library-confirm]').open"))
+        assert self.library_item(first) is not None, "Cancel deleted the item"
+        assert self.library_row(first) is not None, "Cancel removed the row"
+        for item_id in self.library_ids:
+            before = len(self.api_calls())
+            self.click_selector(self.row_selector(item_id, "library-delete"))
+            self.click_action("library-confirm-delete")
+            self.wait_api(f"{item_id} gone", lambda: self.library_item(item_id), lambda i: i is None)
+            self.wait_for(f"the row of {item_id} to go", lambda: self.library_row(item_id) is None)
+            assert f"DELETE /v1/library/{item_id}" in self.api_calls()[before:], \
+                f"the page sent {self.api_calls()[before:]}, not DELETE /v1/library/{item_id}"
+            focused = self.js("return document.activeElement && document.activeElement.id")
+            assert focused == "library-title", f"after the delete the focus is on {focused!r}, not the library's heading"
+        self.wait_field("library-summary", "Empty")
+        self.wait_attribute("library-usage", "data-used", "0")
+        assert self.js("return !document.querySelector('[data-field=library-empty]').hidden"), \
+            "the empty library's note is not shown"
+        self.library_ids = []
+
     def check_reconnect(self):
         """The page shows the daemon going away and reconnects to a new one on the same port"""
         self.wait_field("connection", "connected")
@@ -547,7 +727,9 @@ class DashboardTest:
           second after the new daemon listens): connection errors;
         - the token daemon until a second after the token is typed: 401s;
         - a preview poll on its way when the test stopped the player: 503 (no_video), within
-          300 ms of the stop (the page cannot know before the state event arrives)."""
+          300 ms of the stop (the page cannot know before the state event arrives);
+        - a refusal a check provokes on purpose (`provoked`: the path and status on the
+          current daemon, within 5 s of asking)."""
         message = entry.get("message", "")
         at = entry.get("timestamp", 0)
 
@@ -566,6 +748,10 @@ class DashboardTest:
             if host in message and any(d in message for d in down):
                 return True
             if f"WebSocket connection to 'ws://{host}v1/events" in message and "failed" in message:
+                return True
+        for path, status, asked in self.provoked:
+            if f"127.0.0.1:{self.daemon.port}{path} " in message and f"status of {status}" in message \
+                    and within((asked, asked + 5000)):
                 return True
         if self.token_port and within((self.token_window[0], self.token_window[1] + 1000)):
             host = f"127.0.0.1:{self.token_port}/"
@@ -645,6 +831,74 @@ class DashboardTest:
 
         self.wait_for("the page's analytics counters to match GET /v1/analytics", matches,
                       describe=lambda: f"page {page()}, API {status()}")
+
+    def install_api_log(self):
+        """Wraps the page's fetch to keep "METHOD /path" of every request it makes."""
+        self.js("""
+            if (window.__apiCalls) return;
+            window.__apiCalls = [];
+            const original = window.fetch;
+            window.fetch = function (input, init) {
+              const url = new URL(String(input && input.url ? input.url : input), location.href);
+              window.__apiCalls.push(((init && init.method) || 'GET') + ' ' + url.pathname);
+              return original.apply(this, arguments);
+            };""")
+
+    def api_calls(self):
+        return [c for c in (self.js("return window.__apiCalls || []") or []) if "/v1/snapshot.jpg" not in c]
+
+    def library_add(self, body):
+        status, item = self.daemon.request("POST", "/v1/library", body)
+        assert status == 202, f"POST /v1/library answered {status}: {item}"
+        self.library_ids.append(item["id"])
+        return item
+
+    def library_list(self):
+        status, body = self.daemon.request("GET", "/v1/library")
+        assert status == 200, f"GET /v1/library answered {status}: {body}"
+        return body
+
+    def library_item(self, item_id):
+        """The daemon's item, or None once it is gone (404)."""
+        status, body = self.daemon.request("GET", f"/v1/library/{item_id}")
+        if status == 404:
+            return None
+        assert status == 200, f"GET /v1/library/{item_id} answered {status}: {body}"
+        return body
+
+    @staticmethod
+    def row_selector(item_id, action):
+        return f'[data-field=library] li[data-id="{item_id}"] [data-action={action}]'
+
+    def library_row(self, item_id):
+        """What the item's row shows: state, title, bar value (None: indeterminate), byte
+        figures, error, licence, which buttons are offered; `mark` tells the element (the
+        same while the row is updated in place), `gets` the GET /v1/library made so far."""
+        return self.js("""
+            const li = document.querySelector(`[data-field=library] li[data-id="${arguments[0]}"]`);
+            if (!li) return null;
+            li.__testMark = li.__testMark || String(Math.random());
+            const part = (f) => li.querySelector(`[data-field=${f}]`);
+            const offered = (a) => { const b = li.querySelector(`[data-action=${a}]`); return Boolean(b && !b.hidden && !b.disabled); };
+            const bar = part('library-bar');
+            const error = part('library-error');
+            return {
+              state: li.dataset.state, title: part('library-title').textContent,
+              bar: bar.hasAttribute('value') ? bar.value : null, bytes: part('library-bytes').textContent,
+              error: error.hidden ? null : error.textContent,
+              license: part('library-license').textContent, expired: part('library-license').dataset.expired,
+              pause: offered('library-pause'), resume: offered('library-resume'), play: offered('library-play'),
+              remove: offered('library-delete'), mark: li.__testMark,
+              gets: (window.__apiCalls || []).filter((c) => c === 'GET /v1/library').length,
+            };""", item_id)
+
+    def wait_row(self, item_id, what, ok):
+        return self.wait_for(what, lambda: (lambda r: r if r and ok(r) else False)(self.library_row(item_id)),
+                             describe=lambda: f"the row shows {self.library_row(item_id)}")
+
+    @staticmethod
+    def rows_digest(rows):
+        return [(r["state"], r["bar"], r["bytes"], r["gets"]) for r in rows]
 
     # MARK: page helpers
 

@@ -4,6 +4,7 @@ Nothing here imports selenium, so dashboard_test.py can bootstrap its virtualenv
 Standard library only.
 """
 
+import datetime
 import fcntl
 import functools
 import hashlib
@@ -233,6 +234,15 @@ def _cut_ts(data, seconds):
         yield head + b"".join(packets[start:end]), duration
 
 
+def rfc3339_seconds(text):
+    """An RFC 3339 time ("2030-06-01T10:30:00Z", an offset, a fraction) as seconds since the
+    epoch."""
+    value = text.strip()
+    if value[-1:] in ("Z", "z"):
+        value = value[:-1] + "+00:00"
+    return datetime.datetime.fromisoformat(value).timestamp()
+
+
 # MARK: HTTP servers the daemon talks to
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -248,6 +258,103 @@ class StaticServer:
     def __init__(self, directory):
         handler = functools.partial(_QuietHandler, directory=directory)
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class MediaOrigin:
+    """An origin for the offline library's downloads: serves the files of `directory` on
+    127.0.0.1 (a free port) from a thread, with byte ranges (Python's SimpleHTTPRequestHandler
+    has none). `Range: bytes=N-` or `bytes=N-M` is answered 206 with Content-Range, a range
+    that starts past the end 416; without Range, 200 with the whole file. `rate` (bytes a
+    second for each response; None: as fast as it goes) paces the bodies, so that a download
+    lasts long enough to be watched and paused. Each request is kept in `requests` as
+    {"path", "range", "status"}; a client that goes away mid-body (a paused download) is
+    no error."""
+
+    CHUNK = 16 * 1024
+
+    def __init__(self, directory, rate=None):
+        self.directory = os.path.abspath(directory)
+        self.rate = rate
+        self.requests = []
+        origin = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                self.answer(body=True)
+
+            def do_HEAD(self):
+                self.answer(body=False)
+
+            def answer(self, body):
+                record = {"path": self.path, "range": self.headers.get("Range"), "status": None}
+                origin.requests.append(record)
+                name = os.path.basename(self.path.split("?", 1)[0])
+                path = os.path.join(origin.directory, name)
+                if not name or not os.path.isfile(path):
+                    record["status"] = 404
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                size = os.path.getsize(path)
+                first, last = 0, size - 1
+                status = 200
+                wanted = record["range"]
+                if wanted and wanted.startswith("bytes=") and "," not in wanted:
+                    start, _, end = wanted[len("bytes="):].partition("-")
+                    try:
+                        first = int(start)
+                        last = min(int(end), size - 1) if end else size - 1
+                    except ValueError:
+                        first, last = 0, size - 1
+                    else:
+                        status = 206
+                        if first >= size or first > last:
+                            record["status"] = 416
+                            self.send_response(416)
+                            self.send_header("Content-Range", f"bytes */{size}")
+                            self.send_header("Content-Length", "0")
+                            self.end_headers()
+                            return
+                record["status"] = status
+                self.send_response(status)
+                self.send_header("Content-Type", "video/mp4")
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Length", str(last - first + 1))
+                if status == 206:
+                    self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+                self.end_headers()
+                if not body:
+                    return
+                try:
+                    with open(path, "rb") as f:
+                        f.seek(first)
+                        left = last - first + 1
+                        while left > 0:
+                            chunk = f.read(min(origin.CHUNK, left))
+                            if not chunk:
+                                break
+                            self.wfile.write(chunk)
+                            self.wfile.flush()
+                            left -= len(chunk)
+                            if origin.rate:
+                                time.sleep(len(chunk) / origin.rate)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

@@ -26,6 +26,22 @@ export function formatPercent(fraction) {
   return `${Math.round(fraction * 100)}%`;
 }
 
+/// Bytes as megabytes (decimal, as disks are sold): 1_310_720 -> "1.31". Two decimals
+/// below 10 MB, one below 100, none above, so a growing download reads steadily.
+export function formatMB(bytes) {
+  const mb = (Number.isFinite(bytes) ? bytes : 0) / 1e6;
+  return mb.toFixed(mb < 10 ? 2 : (mb < 100 ? 1 : 0));
+}
+
+/// Bytes for people: "512 kB", "1.31 MB", "4.2 GB".
+export function formatBytes(bytes) {
+  if (!Number.isFinite(bytes)) return '–';
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(bytes >= 1e10 ? 0 : 1)} GB`;
+  if (bytes >= 1e6) return `${formatMB(bytes)} MB`;
+  if (bytes >= 1e3) return `${Math.round(bytes / 1e3)} kB`;
+  return `${bytes} B`;
+}
+
 export function variantLabel(v) {
   const size = v.height ? `${v.height}p` : (v.width ? `${v.width}w` : v.id);
   return `${size} · ${formatBitrate(v.bandwidth)}`;
@@ -74,6 +90,11 @@ const errorTexts = {
   subtitle_error: 'The subtitle file cannot be read or parsed.',
   internal_error: 'The daemon hit an internal error. Please report it.',
   no_video: 'No video is on screen.',
+  not_in_library: 'There is no downloaded copy of this content.',
+  download_incomplete: 'The copy is still downloading: it plays once it is complete.',
+  license_expired: 'The licence of this copy is spent.',
+  already_in_library: 'This content is already in the library.',
+  quota_exceeded: 'The library has no room for this download (its quota is reached).',
   network: 'The daemon cannot be reached.',
 };
 

@@ -4,10 +4,12 @@
 import * as api from './api.js';
 import { followAnalytics } from './analytics-feed.js';
 import { connectEvents } from './events.js';
+import { followLibrary } from './library-feed.js';
 import { createStore } from './state.js';
 import { mountAnalytics } from './view-analytics.js';
 import { mountAuth } from './view-auth.js';
 import { mountKeyboard } from './keyboard.js';
+import { mountLibrary } from './view-library.js';
 import { mountOpen } from './view-open.js';
 import { mountOutput } from './view-output.js';
 import { mountPreview } from './view-preview.js';
@@ -40,6 +42,10 @@ const preview = mountPreview({ fetchBlob: api.fetchBlob });
 const analytics = followAnalytics({
   fetchStatus: () => api.call('GET', '/v1/analytics'),
   onStatus: (status) => store.setAnalytics(status ?? { unavailable: true }),
+});
+const library = followLibrary({
+  fetchList: () => api.call('GET', '/v1/library'),
+  onList: (list) => store.setLibrary(list ?? { unavailable: true }),
 });
 
 const actions = {
@@ -76,6 +82,14 @@ const actions = {
   queueLoop: (loop) => command('PATCH', '/v1/queue', { loop }),
   // No event tells of a drop: the counters are asked for again once it is done.
   analyticsDrop: () => command('DELETE', '/v1/analytics').finally(analytics.refresh),
+  // The library's changes come as `library` and `download` events; an id is one path
+  // segment, percent-encoded.
+  libraryAdd: (body) => command('POST', '/v1/library', body),
+  libraryPause: (id) => command('POST', `/v1/library/${encodeURIComponent(id)}/pause`),
+  libraryResume: (id) => command('POST', `/v1/library/${encodeURIComponent(id)}/resume`),
+  libraryRemove: (id) => command('DELETE', `/v1/library/${encodeURIComponent(id)}`),
+  // The copy plays by its content id (and user, when it has one): open {contentId}.
+  libraryPlay: (item) => actions.open(item.userId ? { contentId: item.contentId, userId: item.userId } : { contentId: item.contentId }),
 };
 
 const renders = [
@@ -87,6 +101,7 @@ const renders = [
   mountOutput({ actions }),
   mountQueue({ actions }),
   mountAnalytics({ actions }),
+  mountLibrary({ actions }),
 ];
 mountOpen({ actions });
 mountKeyboard({ actions, getPlayer: () => store.state.player });
@@ -115,6 +130,7 @@ connectEvents({
   onEvent: (event) => {
     store.applyEvent(event);
     analytics.onEvent(event);
+    library.onEvent(event);
   },
   onStatus: (status, info) => store.setConnection(status, info),
 });

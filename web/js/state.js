@@ -148,6 +148,23 @@ export function applyEvent(player, { type, data }) {
   }
 }
 
+/// Applies a `download` event to the library list (GET /v1/library as last answered) in
+/// place: the item's state and byte counts, and the bytes used in all. An item the list
+/// does not have yet is left for the fetch that its `library` event brings. Returns
+/// whether anything changed.
+export function applyDownload(library, data) {
+  const item = library?.items?.find((i) => i.id === data.id);
+  if (!item) return false;
+  if (Number.isFinite(library.usedBytes) && Number.isFinite(data.bytes) && Number.isFinite(item.bytes)) {
+    library.usedBytes += data.bytes - item.bytes;
+  }
+  item.state = data.state;
+  item.bytes = data.bytes;
+  item.totalBytes = data.totalBytes;
+  item.progress = data.progress;
+  return true;
+}
+
 /// The page's whole state: the player as last reported, plus what is the page's own
 /// (the connection, the last failed command, a source reconnecting). Views subscribe and
 /// re-render; renders are batched to one per task so a burst of events costs one pass.
@@ -160,6 +177,9 @@ export function createStore() {
     // GET /v1/analytics as last answered (not part of the snapshot); null until asked,
     // {unavailable: true} from a daemon without it.
     analytics: null,
+    // GET /v1/library as last answered, kept current by `download` events in between; null
+    // until asked, {unavailable: true} from a daemon without the offline library.
+    library: null,
   };
   const listeners = [];
   let scheduled = false;
@@ -199,6 +219,7 @@ export function createStore() {
       } else if (event.type === 'recovered' || event.type === 'snapshot' || (event.type === 'source' && !event.data)) {
         state.reconnecting = null;
       }
+      if (event.type === 'download') applyDownload(state.library, event.data ?? {});
       if (event.type === 'analytics' && state.analytics?.enabled) {
         // The pending count at once; the totals follow from GET /v1/analytics.
         state.analytics = {
@@ -224,6 +245,10 @@ export function createStore() {
     },
     setAnalytics(status) {
       state.analytics = status;
+      notify();
+    },
+    setLibrary(list) {
+      state.library = list;
       notify();
     },
     setCommandError(error) {

@@ -35,6 +35,7 @@ export function mountTransport({ actions, refresh }) {
   const bufferBar = $('[data-field="buffer-bar"]');
   const bufferFill = $('[data-field="buffer-fill"]');
   const source = $('[data-field="source"]');
+  const offlineRow = $('[data-field="offline-row"]');
   const abRow = $('[data-field="ab-row"]');
   const abLoop = $('[data-field="ab-loop"]');
   const reconnectingRow = $('[data-field="reconnecting-row"]');
@@ -142,6 +143,8 @@ export function mountTransport({ actions, refresh }) {
     const src = player.source;
     setText(source, src ? src.uri : 'Nothing loaded');
     setAttr(source, 'title', src ? `${src.kind}${src.live ? ', live' : ''}` : null);
+    // A library copy plays; `uri` stays the origin's (API-2 §1).
+    setHidden(offlineRow, !src?.offline);
 
     setHidden(abRow, !player.abLoop);
     if (player.abLoop) setText(abLoop, `A ${formatTime(player.abLoop.a)} → B ${formatTime(player.abLoop.b)}`);
