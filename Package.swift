@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "OfflineLibraryTests", dependencies: ["OfflineLibrary", "Storage", "GLibRuntime", "GLibTestSupport", "HTTPFetch", "TestMedia"]),
+        .testTarget(name: "OfflineLibraryTests", dependencies: ["OfflineLibrary", "HLS", "ControlAPI", "Storage", "GLibRuntime", "GLibTestSupport", "HTTPFetch", "TestMedia"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MarqueeClient", "ControlAPI", "TestMedia"]),
     ]
 )

@@ -4,7 +4,8 @@ import GStreamerKit
 import HLS
 
 /// What Marquee knows of an HLS master playlist: the variants in bandwidth order with short
-/// stable ids ("v1" is the lowest), and the alternate audio and subtitle renditions.
+/// stable ids ("v1" is the lowest; see `HLSVariantIDs`), and the alternate audio and subtitle
+/// renditions.
 struct HLSLadder: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         var variant: Variant
@@ -29,20 +30,15 @@ struct HLSLadder: Sendable, Equatable {
     var firstListedID: String?
 
     init(master: MasterPlaylist) {
-        let sorted = master.variants.enumerated().sorted {
-            ($0.element.bandwidth, $0.offset) < ($1.element.bandwidth, $1.offset)
-        }
-        var ids: [Int: String] = [:]
-        entries = sorted.enumerated().map { rank, item in
-            let v = item.element
-            let id = "v\(rank + 1)"
-            ids[item.offset] = id
-            return Entry(variant: Variant(id: id, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
+        let ranked = HLSVariantIDs.ranked(master)
+        entries = ranked.map { item in
+            let v = master.variants[item.index]
+            return Entry(variant: Variant(id: item.id, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
                                           width: v.resolution?.width, height: v.resolution?.height, frameRate: v.frameRate,
                                           codecs: v.codecs, audio: v.audio),
                          url: v.resolvedURL?.absoluteString ?? v.uri)
         }
-        firstListedID = ids[0]
+        firstListedID = ranked.first { $0.index == 0 }?.id
         renditions = master.renditions.compactMap { rendition in
             let kind: MediaStream.Kind
             switch rendition.type {
