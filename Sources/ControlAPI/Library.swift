@@ -262,20 +262,24 @@ public struct LibraryList: Codable, Sendable, Equatable {
 }
 
 /// The `download` event: at most twice a second per item, and at every state change.
+/// Carries the item's `error` too (null when none): why it failed, or the fault a download
+/// rides out while `downloading`, so a view need not fetch the item to say it.
 public struct DownloadUpdate: Codable, Sendable, Equatable {
     public var id: String
     public var state: LibraryItem.State
     public var bytes: Int64
     public var totalBytes: Int64?
     public var progress: Double?
+    public var error: APIErrorBody?
     public init(_ item: LibraryItem) {
         id = item.id
         state = item.state
         bytes = item.bytes
         totalBytes = item.totalBytes
         progress = item.progress
+        error = item.error
     }
-    private enum CodingKeys: String, CodingKey { case id, state, bytes, totalBytes, progress }
+    private enum CodingKeys: String, CodingKey { case id, state, bytes, totalBytes, progress, error }
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
@@ -283,6 +287,7 @@ public struct DownloadUpdate: Codable, Sendable, Equatable {
         try c.encode(bytes, forKey: .bytes)
         try c.encode(totalBytes, forKey: .totalBytes)
         try c.encode(progress, forKey: .progress)
+        try c.encode(error, forKey: .error)
     }
 }
 

@@ -118,6 +118,12 @@ public final class LibraryBooks {
         }
     }
 
+    /// Forgets every file of an item with its checksums (an HLS item whose plan was cut short
+    /// by a crash plans again); the media files on disk are the caller's to remove.
+    public func removeFiles(of itemId: String) throws {
+        _ = try database.run("DELETE FROM library_files WHERE item_id = ?", .text(itemId))
+    }
+
     /// Sets a file's expected size (from Content-Length; nil: unknown). Returns false for an
     /// unknown file.
     @discardableResult

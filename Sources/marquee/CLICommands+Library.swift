@@ -10,7 +10,10 @@ extension CLICommands {
                    options: [.value("content-id", "ID", field: "contentId", "the content's id (required)"),
                              .value("user-id", "ID", field: "userId", "whose copy it is"),
                              .value("title", "TEXT", field: "title", "a title to show"),
-                             .value("variant", "V", field: "variant", "HLS: highest, lowest or a variant id", choices: ["highest", "lowest"])]
+                             .value("variant", "V", field: "variant", "HLS: highest, lowest or a variant id", choices: ["highest", "lowest"]),
+                             .value("max-height", "N", field: "variant", "HLS: the best variant at most N lines tall"),
+                             .value("audio", "all|LANG,...", field: "audio", "HLS: audio renditions to keep"),
+                             .value("subtitles", "all|LANG,...", field: "subtitles", "HLS: subtitle renditions to keep")]
                        + licenseOptions.map { CLIOption(name: $0.name, value: $0.value, field: "license", help: $0.help) },
                    output: .libraryItem,
                    body: { input in
@@ -18,6 +21,15 @@ extension CLICommands {
                        var body: [String: JSONValue] = ["uri": .string(input[0]), "contentId": .string(contentId)]
                        for (option, field) in [("user-id", "userId"), ("title", "title"), ("variant", "variant")] {
                            if let value = input.value(option) { body[field] = .string(value) }
+                       }
+                       if let height = input.value("max-height") {
+                           guard let lines = Int(height), lines > 0 else { throw UsageError("--max-height must be a number of lines > 0") }
+                           body["variant"] = .object(["maxHeight": .number(Double(lines))])
+                       }
+                       for option in ["audio", "subtitles"] {
+                           guard let value = input.value(option) else { continue }
+                           body[option] = value == "all" ? .string("all")
+                               : .array(value.split(separator: ",").map { .string(String($0)) })
                        }
                        if let license = try licenseBody(input) { body["license"] = license }
                        return .object(body)

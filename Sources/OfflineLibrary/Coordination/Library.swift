@@ -45,6 +45,8 @@ public final class Library {
     /// Where each complete item is served, once published.
     private var served: [String: String] = [:]
     private var lastDownloadEvent: [String: ContinuousClock.Instant] = [:]
+    /// Items with a `download` event waiting for the end of their half-second window.
+    private var trailingDownloadEvents: Set<String> = []
     /// Replies waiting for the worker (an add, a delete), by a number the worker carries back:
     /// the worker's closures must be Sendable, a caller's completion need not be.
     private var waiting: [Int: (Result<LibraryItem, APIError>) -> Void] = [:]
@@ -134,8 +136,12 @@ public final class Library {
         guard let scheme = request.uri.split(separator: ":").first?.lowercased(), ["http", "https"].contains(scheme) else {
             throw APIError(.unsupportedURI, "library items are downloaded from http(s) URLs")
         }
-        if request.uri.lowercased().split(separator: "?").first?.hasSuffix(".m3u8") == true {
-            throw APIError(.unsupportedURI, "HLS items are not supported yet: add a progressive file (MP4, MKV, WebM, …)")
+        let path = request.uri.lowercased().split(separator: "?").first ?? ""
+        let kind: LibraryItemRecord.Kind = path.hasSuffix(".m3u8") || path.hasSuffix(".m3u") ? .hls : .file
+        var options: String?
+        if kind == .hls {
+            let choices = HLSItemDownload.Choices(variant: request.variant, audio: request.audio, subtitles: request.subtitles)
+            options = String(decoding: JSONCoding.encode(choices), as: UTF8.self)
         }
         let terms = try Self.terms(request.license)
         let id = "lib-" + (0..<6).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -143,15 +149,17 @@ public final class Library {
             let key = try SymmetricKey(bytes: SecureRandom.bytes(SymmetricKey.byteCount))
             let wrapped = try keyWrap.seal(key: key, associatedData: KeyWrap.context(.mediaKey, item: id))
             var sealedHeaders: Data?
-            let headers = request.headers ?? [:]
+            let headers = ItemHeaders(headers: request.headers ?? [:], keyHeaders: request.keyHeaders)
             if !headers.isEmpty {
                 sealedHeaders = try keyWrap.seal(JSONCoding.encode(headers), associatedData: KeyWrap.context(.headers, item: id))
             }
-            let media = LibraryFileRecord(name: LibraryLayout.mediaName, role: .media, remoteURI: request.uri,
-                                          iv: Data(try MediaCipher.randomIV()))
+            // A file item has its one file from the start; an HLS item learns its files from
+            // its playlists (`HLSItemDownload`).
+            let files = kind == .hls ? [] : [LibraryFileRecord(name: LibraryLayout.mediaName, role: .media, remoteURI: request.uri,
+                                                               iv: Data(try MediaCipher.randomIV()))]
             return LibraryItemRecord(id: id, contentId: request.contentId, userId: request.userId ?? "", title: request.title,
-                                     uri: request.uri, kind: .file, sealedHeaders: sealedHeaders, wrappedKey: wrapped,
-                                     createdAt: Date(), license: terms, files: [media])
+                                     uri: request.uri, kind: kind, options: options, sealedHeaders: sealedHeaders, wrappedKey: wrapped,
+                                     createdAt: Date(), license: terms, files: files)
         } catch {
             throw APIError(.internalError, "cannot make the item's key: \(error)")
         }
@@ -266,10 +274,10 @@ public final class Library {
                 fail(item.id, DownloadFailure(code: "storage", message: "the item's key does not open with this device key"))
                 continue
             }
-            var headers: [String: String] = [:]
+            var headers = ItemHeaders(headers: [:])
             if let sealed = item.sealedHeaders,
                let json = try? keyWrap.open(sealed, associatedData: KeyWrap.context(.headers, item: item.id)),
-               let decoded = try? JSONCoding.decodeBody([String: String].self, from: json) {
+               let decoded = try? JSONCoding.decodeBody(ItemHeaders.self, from: json) {
                 headers = decoded
             }
             var started = item
@@ -290,15 +298,28 @@ public final class Library {
             item.failure = nil
             records[id] = item
             publishDownload(item, force: false)
+        case .planned(let id, let files):
+            guard var item = records[id] else { return }
+            item.files = files
+            records[id] = item
+            publishDownload(item, force: true)
+        case .fileStored(let id, let name, let stored, let complete):
+            guard var item = records[id], item.state == .downloading, let index = item.files.firstIndex(where: { $0.name == name }) else { return }
+            item.files[index].storedBytes = stored
+            item.files[index].complete = complete
+            item.failure = nil
+            records[id] = item
+            publishDownload(item, force: false)
         case .retrying(let id, let failure, let delay):
             guard var item = records[id], item.state == .downloading else { return }
             // Still downloading: the error says what it rides out, until bytes arrive again.
             item.failure = .init(code: failure.code, message: "\(failure.message); trying again in \(String(printf: "%.1f", delay)) s")
             records[id] = item
+            publishDownload(item, force: true)
             log.info("download retrying", ["id": id, "error": failure.code, "delay": String(printf: "%.1f", delay)])
         case .completed(let id, let stored):
             guard var item = records[id] else { return }
-            setStored(&item, stored)
+            if item.kind == .file { setStored(&item, stored) } else { item.files = item.files.map { var f = $0; f.complete = true; return f } }
             item.totalBytes = stored
             item.state = .complete
             item.failure = nil
@@ -327,35 +348,64 @@ public final class Library {
         if let index = item.files.firstIndex(where: { $0.name == LibraryLayout.mediaName }) { item.files[index].storedBytes = stored }
     }
 
-    /// At most twice a second per item, and at every state change (`force`).
+    /// At most twice a second per item, and at once at every state change (`force`). A change
+    /// inside the half-second window is not dropped: the item's latest goes out at its end.
     private func publishDownload(_ item: LibraryItemRecord, force: Bool) {
         let now = ContinuousClock.now
-        if !force, let last = lastDownloadEvent[item.id], now - last < .milliseconds(500) { return }
+        if !force, let last = lastDownloadEvent[item.id], now - last < Self.downloadEventInterval {
+            guard !trailingDownloadEvents.contains(item.id) else { return }
+            trailingDownloadEvents.insert(item.id)
+            let wait = Self.downloadEventInterval - (now - last)
+            let milliseconds = UInt32(max(1, wait.components.attoseconds / 1_000_000_000_000_000 + wait.components.seconds * 1000))
+            runAfter(milliseconds: milliseconds) { [weak self] in
+                guard let self else { return }
+                self.trailingDownloadEvents.remove(item.id)
+                if let latest = self.records[item.id] { self.publishDownload(latest, force: true) }
+            }
+            return
+        }
         lastDownloadEvent[item.id] = now
         onEvent?(.download(DownloadUpdate(wire(item))))
     }
+
+    static let downloadEventInterval: Duration = .milliseconds(500)
 
     // MARK: Playing (the feature's side)
 
     /// The loopback URL a complete item plays from: published on first use.
     func playbackURL(_ item: LibraryItemRecord) throws(APIError) -> String {
         if let url = served[item.id] { return url }
-        guard let media = item.files.first(where: { $0.name == LibraryLayout.mediaName }),
-              let key = try? keyWrap.openKey(item.wrappedKey, associatedData: KeyWrap.context(.mediaKey, item: item.id)) else {
+        guard let key = try? keyWrap.openKey(item.wrappedKey, associatedData: KeyWrap.context(.mediaKey, item: item.id)) else {
             throw APIError(.internalError, "the copy of \(item.id) cannot be opened with this device key")
         }
-        let file = LibraryLayout.file(root: worker.root, item: item.id, name: media.name)
-        let lazy = LazyEncryptedMedia(url: file, key: key, iv: Array(media.iv), size: media.storedBytes)
+        var files: [String: ServedFile] = [:]
+        for file in item.files {
+            let url = LibraryLayout.file(root: worker.root, item: item.id, name: file.name)
+            let media = LazyEncryptedMedia(url: url, key: key, iv: Array(file.iv), size: file.storedBytes)
+            files[file.name] = ServedFile(media: media, contentType: Self.contentType(of: file.name))
+        }
+        let entry = item.kind == .hls ? "index.m3u8" : LibraryLayout.mediaName
         do {
             let server = try self.server ?? LibraryServer()
             self.server = server
-            let (token, _) = try server.publish([LibraryLayout.mediaName: ServedFile(media: lazy, contentType: "application/octet-stream")])
-            let url = server.url(token: token, name: LibraryLayout.mediaName)
+            let (token, _) = try server.publish(files)
+            let url = server.url(token: token, name: entry)
             served[item.id] = url
             return url
         } catch {
             throw APIError(.internalError, "cannot serve the copy: \(error)")
         }
+    }
+
+    /// What the loopback server says a file is: hlsdemux2 goes by the playlists' type, the
+    /// segments are typefound.
+    static func contentType(of name: String) -> String {
+        if name.hasSuffix(".m3u8") { return "application/vnd.apple.mpegurl" }
+        if name.hasSuffix(".ts") { return "video/mp2t" }
+        if name.hasSuffix(".vtt") || name.hasSuffix(".webvtt") { return "text/vtt" }
+        if name.hasSuffix(".aac") { return "audio/aac" }
+        if name.hasSuffix(".mp4") || name.hasSuffix(".m4s") { return "video/mp4" }
+        return "application/octet-stream"
     }
 
     private static func token(in url: String) -> String? {
@@ -398,10 +448,15 @@ public final class Library {
         let license = LicenseState(expires: item.license.expires.map(RFC3339.string), maxPlays: item.license.maxPlays, plays: item.plays,
                                    maxPlayTime: item.license.maxPlayTime, playTime: item.playTime,
                                    expired: verdict.expired, reason: verdict.reason?.rawValue)
-        return LibraryItem(id: item.id, contentId: item.contentId, userId: item.userId.isEmpty ? nil : item.userId, title: item.title,
-                           uri: item.uri, kind: item.kind == .hls ? .hls : .file, state: LibraryItem.State(rawValue: item.state.rawValue) ?? .failed,
-                           bytes: item.storedBytes, totalBytes: item.totalBytes,
-                           error: item.failure.map { APIErrorBody(code: $0.code, message: $0.message) }, license: license,
-                           createdAt: RFC3339.string(item.createdAt), completedAt: item.completedAt.map(RFC3339.string))
+        var wire = LibraryItem(id: item.id, contentId: item.contentId, userId: item.userId.isEmpty ? nil : item.userId, title: item.title,
+                               uri: item.uri, kind: item.kind == .hls ? .hls : .file, state: LibraryItem.State(rawValue: item.state.rawValue) ?? .failed,
+                               bytes: item.storedBytes, totalBytes: item.totalBytes,
+                               error: item.failure.map { APIErrorBody(code: $0.code, message: $0.message) }, license: license,
+                               createdAt: RFC3339.string(item.createdAt), completedAt: item.completedAt.map(RFC3339.string))
+        if item.kind == .hls, item.state != .complete {
+            // Its size is known only once every segment is stored: progress counts its files.
+            wire.progress = item.files.isEmpty ? nil : Double(item.files.filter(\.complete).count) / Double(item.files.count)
+        }
+        return wire
     }
 }

@@ -46,7 +46,7 @@ public final class LibraryPlayback: PlayerFeature {
             if library.mayRenew(before: request) { library.renew(before: request) {} }
             throw APIError(.licenseExpired, verdict.message ?? "the licence of '\(contentId)' is spent")
         }
-        request.localCopy = LocalCopy(playbackURI: try library.playbackURL(item), kind: .file)
+        request.localCopy = LocalCopy(playbackURI: try library.playbackURL(item), kind: item.kind == .hls ? .hls : .file)
         if request.uri.isEmpty { request.uri = item.uri }
         // The copy is on loopback: the origin's headers have nothing to do there.
         request.headers = nil

@@ -19,7 +19,7 @@ final class LibraryWorker: @unchecked Sendable {
     // Worker thread only:
     private var books: LibraryBooks?
     private var session: DownloadSession?
-    private var active: [String: ActiveDownload] = [:]
+    private var active: [String: ItemDownload] = [:]
     /// Set once, before the first download starts; called on the worker thread.
     var report: (@Sendable (WorkerReport) -> Void)?
 
@@ -93,22 +93,34 @@ final class LibraryWorker: @unchecked Sendable {
         }
     }
 
-    func start(_ record: LibraryItemRecord, key: SymmetricKey, headers: [String: String], usedElsewhere: Int64, quota: Int64?) {
+    func start(_ record: LibraryItemRecord, key: SymmetricKey, headers: ItemHeaders, usedElsewhere: Int64, quota: Int64?) {
         thread.perform { [self] in
-            guard let books, let session, active[record.id] == nil,
-                  let media = record.files.first(where: { $0.name == LibraryLayout.mediaName }) else { return }
+            guard let books, let session, active[record.id] == nil else { return }
             let report = self.report ?? { _ in }
+            let relay: (WorkerReport) -> Void = { [weak self] event in
+                switch event {
+                case .completed(let id, _), .failed(let id, _): self?.active[id] = nil
+                default: break
+                }
+                report(event)
+            }
             do {
                 try FileManager.default.createDirectory(at: LibraryLayout.folder(root: root, item: record.id), withIntermediateDirectories: true)
                 try books.updateState(id: record.id, state: .downloading)
-                let download = try ActiveDownload(record: record, media: media, fileURL: LibraryLayout.file(root: root, item: record.id, name: media.name),
-                                                  key: key, headers: headers, books: books, session: session,
-                                                  usedElsewhere: usedElsewhere, quota: quota) { [weak self] event in
-                    switch event {
-                    case .completed(let id, _), .failed(let id, _): self?.active[id] = nil
-                    default: break
+                let download: ItemDownload
+                switch record.kind {
+                case .file:
+                    guard let media = record.files.first(where: { $0.name == LibraryLayout.mediaName }) else {
+                        throw DownloadFailure(code: "storage", message: "the item has no media file in its books")
                     }
-                    report(event)
+                    download = try FileItemDownload(record: record, media: media,
+                                                    fileURL: LibraryLayout.file(root: root, item: record.id, name: media.name),
+                                                    key: key, headers: headers.headers, books: books, session: session,
+                                                    usedElsewhere: usedElsewhere, quota: quota, report: relay)
+                case .hls:
+                    download = HLSItemDownload(record: record, key: key, headers: headers.headers, keyHeaders: headers.keyHeaders ?? [:],
+                                               books: books, session: session, root: root, usedElsewhere: usedElsewhere, quota: quota,
+                                               report: relay)
                 }
                 active[record.id] = download
                 download.start()

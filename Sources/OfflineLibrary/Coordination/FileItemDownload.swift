@@ -1,9 +1,9 @@
 import FoundationEssentials
 import Storage
 
-/// One item's download on the worker thread: its encrypted file, the `FileDownload` that
+/// A progressive file's download on the worker thread: its encrypted file, the `FileDownload` that
 /// fills it, and the checks at the end. Worker thread only.
-final class ActiveDownload: FileDownloadDelegate {
+final class FileItemDownload: ItemDownload, FileDownloadDelegate {
     let id: String
     private let file: EncryptedFile
     private let fileURL: URL
@@ -37,7 +37,6 @@ final class ActiveDownload: FileDownloadDelegate {
 
     func start() { download?.start() }
 
-    /// Pause, delete or shutdown: what arrived is committed, nothing is reported afterwards.
     func cancel() {
         download?.cancel()
         download = nil
