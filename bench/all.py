@@ -5,13 +5,15 @@ gst-launch-1.0; clients.py: 100 WebSocket / SSE clients; hls.py: HLS start again
 variant switches; timeshift.py: seek-back against the window size; output.py: PiP, watermark
 and snapshot overhead against gst-launch-1.0 and a replica of the output pipeline;
 responsive.py: GET /v1/player latency while every kind of command runs, and garbage-file and
-seek?wait=playing latencies against mpv).
+seek?wait=playing latencies against mpv; library.py: downloads into the offline library against
+curl -o, and CPU, seeks and memory of the encrypted copy against the plain file).
 
 Usage: python3 bench/all.py [--quick] [--marquee PATH]
 
 Each benchmark prints its own table (see bench/README.md for how to read them); a benchmark
 that fails is reported at the end and the others still run. The exit status is the number of
-benchmarks that failed. About 28 minutes, 12 with --quick.
+benchmarks that failed. About 34 minutes, 14 with --quick (library.py downloads a 2 GB
+file five times: it needs about 4.5 GB free in the temp folder, 1 GB with --quick).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def plan(quick: bool, marquee: Path) -> list[tuple[str, list[str]]]:
                           *(["--long-seconds", "0"] if quick else ["--long-seconds", "600"])]),
         ("output.py", ["output.py", *m, *(["--quick"] if quick else [])]),
         ("responsive.py", ["responsive.py", *m, *(["--quick"] if quick else [])]),
+        ("library.py", ["library.py", *m, *(["--quick"] if quick else [])]),
     ]
 
 
