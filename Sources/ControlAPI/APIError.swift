@@ -43,6 +43,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case licenseExpired = "license_expired"
     case alreadyInLibrary = "already_in_library"
     case quotaExceeded = "quota_exceeded"
+    /// The command does not apply in the state the thing is in: pausing a download that is
+    /// not running, resuming a complete one, `queue.next` at the last item of a queue that
+    /// does not loop.
+    case invalidState = "invalid_state"
 
     public var httpStatus: Int {
         switch self {
@@ -52,7 +56,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .notFound, .unknownTrack, .unknownVariant, .routeNotFound, .notInLibrary: return 404
         case .methodNotAllowed: return 405
         case .timeout: return 408
-        case .notSeekable, .notLive, .noSource, .noPip, .downloadIncomplete, .alreadyInLibrary: return 409
+        case .notSeekable, .notLive, .noSource, .noPip, .downloadIncomplete, .alreadyInLibrary, .invalidState: return 409
         case .payloadTooLarge, .quotaExceeded: return 413
         case .unsupportedMediaType: return 415
         case .tooManyRequests: return 429

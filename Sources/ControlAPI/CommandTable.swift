@@ -245,9 +245,9 @@ extension CommandName {
         case .queueNext:
             return CommandDescriptor(
                 name: self, method: "POST", path: "/v1/queue/next", help: "Next item",
-                details: "Opens the next item; after the last only with `loop`, otherwise `400 invalid_argument`. `409 no_source` without a queue.",
+                details: "Opens the next item; after the last only with `loop`, otherwise `409 invalid_state`. `409 no_source` without a queue.",
                 operationID: "queueNext", tag: "content", body: nil,
-                events: ["queue", "state", "source", "tracks", "position"], errors: [.noSource], decode: constant(.queueNext))
+                events: ["queue", "state", "source", "tracks", "position"], errors: [.noSource, .invalidState], decode: constant(.queueNext))
         case .queuePrevious:
             return CommandDescriptor(
                 name: self, method: "POST", path: "/v1/queue/previous", help: "Previous item",

@@ -25,6 +25,9 @@ extension ControlServer {
             case .libraryResume:
                 reply(msg, route: route.path, status: 200, try library.resume(id))
             case .libraryLicense:
+                // The new licence replaces the old: an empty body is no licence at all (`{}`
+                // lifts every limit, and says so).
+                guard !msg.requestBody.isEmpty else { throw APIError(.invalidJSON, "send the new licence as a JSON object ({} for none)") }
                 let terms = try JSONCoding.decodeBody(LicenseTerms.self, from: msg.requestBody)
                 reply(msg, route: route.path, status: 200, try library.replaceLicense(id, terms))
             case .libraryAdd:

@@ -1,6 +1,6 @@
 /// The offline library (API-2 §1): `/v1/library` and its schemas.
 extension OpenAPIDocument {
-    private static let itemResponses = ##""401":{"$ref":"#/components/responses/Unauthorized"},"404":{"description":"No item has that id (`not_found`).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Error"}}}},"default":{"$ref":"#/components/responses/Error"}"##
+    private static let itemResponses = ##""401":{"$ref":"#/components/responses/Unauthorized"},"404":{"description":"No item has that id (`not_found`).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},"default":{"$ref":"#/components/responses/Error"}"##
     private static let idParameter = ##"{"name":"id","in":"path","required":true,"schema":{"type":"string"},"description":"The item's id (`lib-` and 12 hex digits)."}"##
 
     static let libraryPaths = #"""
@@ -18,7 +18,7 @@ extension OpenAPIDocument {
         "description":"Records the item (durably, before the reply) and queues its download: at most two download at once, the others wait `queued`. The copy is encrypted as it arrives (AES-256-CTR with a key of its own, wrapped by the device key); the item's `headers` go on every request to the origin and are kept sealed by the device key, never in the clear. A download rides out origin faults (5xx, timeouts, refused or cut connections) with backoff and goes on from what is stored with `Range: bytes=N-`, also after a restart or a `kill -9`; an origin that ignores Range starts the file again. Each 1 MiB is checksummed as it is stored and checked when the file is whole: a damaged copy is `failed` with `damaged`. An HLS VOD URL (`.m3u8`) keeps only the chosen `variant`, `audio` and `subtitles` renditions, with its playlists rewritten to the local files and its AES-128 keys fetched with `keyHeaders`; live playlists fail with `unsupported`. The same `contentId` and `userId` twice is `409 already_in_library`.",
         "tags":["library"],
         "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryAddRequest"},"examples":{"rental":{"value":{"uri":"https://cdn.example.com/films/42.mp4","contentId":"film-42","userId":"u-7","title":"Film 42","headers":{"Authorization":"Bearer …"},"license":{"expires":"2026-12-31T23:59:59Z","maxPlays":3}}}}}}},
-        "responses":{"202":{"description":"Recorded and queued.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},"409":{"description":"The content is already in the library (`already_in_library`); the message names its id.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Error"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
+        "responses":{"202":{"description":"Recorded and queued.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},"409":{"description":"The content is already in the library (`already_in_library`); the message names its id.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
        }
       },
       "/v1/library/{id}":{
@@ -42,20 +42,20 @@ extension OpenAPIDocument {
        "post":{
         "operationId":"pauseDownload",
         "summary":"Pause a download",
-        "description":"A `queued` or `downloading` item becomes `paused`; what arrived is committed first, so a resume fetches nothing twice. Other states are `400 invalid_argument`.",
+        "description":"A `queued` or `downloading` item becomes `paused`; what arrived is committed first, so a resume fetches nothing twice. Other states are `409 invalid_state`.",
         "tags":["library"],
         "parameters":[\#(idParameter)],
-        "responses":{"200":{"description":"Paused.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+        "responses":{"200":{"description":"Paused.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},"409":{"description":"`invalid_state`: the item is not queued or downloading.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},\#(itemResponses)}
        }
       },
       "/v1/library/{id}/resume":{
        "post":{
         "operationId":"resumeDownload",
         "summary":"Resume a download",
-        "description":"A `paused` or `failed` item is queued again and goes on from what is stored. Other states are `400 invalid_argument`.",
+        "description":"A `paused` or `failed` item is queued again and goes on from what is stored. Other states are `409 invalid_state`.",
         "tags":["library"],
         "parameters":[\#(idParameter)],
-        "responses":{"200":{"description":"Queued.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},\#(itemResponses)}
+        "responses":{"200":{"description":"Queued.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/LibraryItem"}}}},"409":{"description":"`invalid_state`: the item is not paused or failed.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},\#(itemResponses)}
        }
       },
       "/v1/library/{id}/license":{

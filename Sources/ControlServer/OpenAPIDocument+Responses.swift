@@ -41,7 +41,7 @@ extension OpenAPIDocument {
         "content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"},"examples":{"timeout":{"value":{"error":{"code":"timeout","message":"the player did not reach 'playing' within 10 s"}}}}}}
        },
        "Conflict":{
-        "description":"`no_source`: no source is open. `not_seekable`: the source cannot be seeked (`POST /v1/player/seek`). `not_live`: the source is not live (`POST /v1/player/live`).",
+        "description":"`no_source`: no source is open. `not_seekable`: the source cannot be seeked (`POST /v1/player/seek`). `not_live`: the source is not live (`POST /v1/player/live`). `invalid_state`: the queue is at its last item and does not loop (`POST /v1/queue/next`).",
         "content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"},"examples":{"no_source":{"value":{"error":{"code":"no_source","message":"no source is open"}}},"not_seekable":{"value":{"error":{"code":"not_seekable","message":"the source is not seekable"}}},"not_live":{"value":{"error":{"code":"not_live","message":"the source is not live"}}}}}}
        },
        "NoPip":{

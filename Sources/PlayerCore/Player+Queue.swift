@@ -55,7 +55,7 @@ extension Player {
     func nextInQueue() throws(APIError) {
         let queue = try requireQueue()
         guard let next = index(after: queue.index ?? -1, in: queue) else {
-            throw APIError(.invalidArgument, "the queue is at its last item (set \"loop\": true to go round)")
+            throw APIError(.invalidState, "the queue is at its last item (set \"loop\": true to go round)")
         }
         try playQueueItem(next)
     }

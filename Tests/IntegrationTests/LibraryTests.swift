@@ -331,4 +331,67 @@ final class LibraryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(license["playTime"] as? Double ?? 0, 2)
         XCTAssertEqual(try daemon.post("/v1/player/open", ["contentId": "short"]).1.errorCode, "license_expired")
     }
+
+    func testOfflinePlayResumesAndQueuesItsAnalyticsInTheOutbox() throws {
+        let clip = try MediaFixtures.mp4(seconds: 20)
+        try FileManager.default.copyItem(at: clip, to: folder.appendingPathComponent("clip.mp4"))
+        let origin = try RecordingHTTPServer(root: folder)
+        let collector = try AnalyticsCollector()
+        collector.answer(503)  // the network is down: events wait in the outbox
+        let daemon = try Daemon(extraArguments: ["--analytics-url", collector.url, "--analytics-interval", "1"])
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        _ = try completeCopy(daemon, contentId: "film", origin: origin, file: "clip.mp4")
+        origin.stop()
+
+        var (status, opened) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["contentId": "film", "start": 6])
+        XCTAssertEqual(status, 200, "\(opened)")
+        _ = try daemon.waitFor("8 s reached", timeout: 10) { ($0.position ?? 0) >= 8 }
+        let (pauseStatus, paused) = try daemon.post("/v1/player/pause?wait=paused")
+        XCTAssertEqual(pauseStatus, 200, "\(paused)")
+        let saved = try XCTUnwrap(paused.position)
+        XCTAssertEqual(try daemon.post("/v1/player/stop?wait=idle").0, 200)
+
+        // The next offline open starts where the viewer left off.
+        (status, opened) = try daemon.post("/v1/player/open?wait=paused&timeout=20", ["contentId": "film", "autoplay": false])
+        XCTAssertEqual(status, 200, "\(opened)")
+        let resumed = try XCTUnwrap(opened.position)
+        XCTAssertEqual(resumed, saved, accuracy: 1.5, "resumed near \(saved)")
+        XCTAssertEqual((opened["source"] as? [String: Any])?["offline"] as? Bool, true)
+
+        // What could not be sent waits in the outbox, for the content id.
+        let analytics = try daemon.client.get("/v1/analytics").json() as? [String: Any] ?? [:]
+        XCTAssertGreaterThan(analytics["pending"] as? Int ?? 0, 0, "\(analytics)")
+        XCTAssertTrue(collector.posts.contains { $0.json?["contentId"] as? String == "film" }, "the collector was tried with the content's events")
+    }
+
+    func testACopyDamagedOnDiskFailsInsteadOfHalfPlaying() throws {
+        let file = try randomFile("d.bin", megabytes: 4)
+        let origin = try RecordingHTTPServer(root: folder)
+        origin.throttle(bytesPerSecond: 2 << 20)
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let (_, added) = try daemon.post("/v1/library", ["uri": origin.baseURL + "/" + file.lastPathComponent, "contentId": "d"])
+        let id = try XCTUnwrap(added["id"] as? String)
+        try waitForItem(daemon, id, "2 MiB stored") { ($0["bytes"] as? Int ?? 0) >= 2 << 20 }
+        XCTAssertEqual(try daemon.post("/v1/library/\(id)/pause").0, 200)
+        // A bit flips in what is stored (a failing SD card): the first chunk's checksum no longer matches.
+        let stored = daemon.dataDirectory.appendingPathComponent("library/\(id)/media.enc")
+        let handle = try FileHandle(forUpdating: stored)
+        try handle.seek(toOffset: 1000)
+        let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: 1000)
+        handle.write(Data([byte ^ 0x01]))
+        try handle.close()
+        origin.throttle(bytesPerSecond: nil)
+        XCTAssertEqual(try daemon.post("/v1/library/\(id)/resume").0, 200)
+        let failed = try waitForItem(daemon, id, "the damage found") { ["complete", "failed"].contains($0["state"] as? String ?? "") }
+        XCTAssertEqual(failed["state"] as? String, "failed")
+        XCTAssertEqual((failed["error"] as? [String: Any])?["code"] as? String, "damaged", "\(failed)")
+        XCTAssertEqual(try daemon.post("/v1/player/open", ["contentId": "d"]).1.errorCode, "download_incomplete")
+        // The damaged bytes were dropped: a resume fetches the file again and it is whole.
+        XCTAssertEqual(try daemon.post("/v1/library/\(id)/resume").0, 200)
+        let mended = try waitForItem(daemon, id, "fetched again") { ["complete", "failed"].contains($0["state"] as? String ?? "") }
+        XCTAssertEqual(mended["state"] as? String, "complete", "\(mended)")
+        XCTAssertEqual(mended["bytes"] as? Int, 4 << 20)
+    }
 }

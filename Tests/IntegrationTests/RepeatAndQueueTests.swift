@@ -108,7 +108,9 @@ final class RepeatAndQueueTests: XCTestCase {
         XCTAssertEqual(status, 200, "\(s)")
         let ended = try daemon.waitFor("the end of the last item", timeout: 15) { $0.state == "ended" }
         XCTAssertEqual((ended["queue"] as? [String: Any])?["index"] as? Int, 1)
-        XCTAssertEqual(try daemon.post("/v1/queue/next").0, 400, "no item after the last without loop")
+        let (nextStatus, refused) = try daemon.post("/v1/queue/next")
+        XCTAssertEqual(nextStatus, 409, "no item after the last without loop")
+        XCTAssertEqual(refused.errorCode, "invalid_state")
     }
 
     /// `PATCH /v1/queue` turns `loop` on or off without starting the queue again: the item

@@ -77,7 +77,12 @@ final class FileItemDownload: ItemDownload, FileDownloadDelegate {
             defer { reader.close() }
             let checksums = try books.chunkChecksums(itemId: id, name: LibraryLayout.mediaName)
             if let bad = try reader.verify(checksums: checksums) {
-                fail(DownloadFailure(code: "damaged", message: "chunk \(bad) of the copy does not match its checksum"))
+                // The stored bytes are not what arrived: forget them, so a resume fetches the
+                // file again instead of finding the same damage.
+                try books.resetFile(itemId: id, name: LibraryLayout.mediaName)
+                try? FileManager.default.removeItem(at: fileURL)
+                report(.progress(id: id, stored: 0, total: total))
+                fail(DownloadFailure(code: "damaged", message: "chunk \(bad) of the copy does not match its checksum; resume fetches it again"))
                 return
             }
             try books.updateState(id: id, state: .complete)

@@ -197,7 +197,11 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
                 let reader = try EncryptedFileReader(url: fileURL(file.name), key: key, iv: Array(file.iv), size: file.storedBytes)
                 defer { reader.close() }
                 if let bad = try reader.verify(checksums: try books.chunkChecksums(itemId: id, name: file.name)) {
-                    fail(DownloadFailure(code: "damaged", message: "chunk \(bad) of \(file.name) does not match its checksum"))
+                    // Forget the damaged file, so a resume fetches it again (a playlist: plans again).
+                    try books.resetFile(itemId: id, name: file.name)
+                    try? FileManager.default.removeItem(at: fileURL(file.name))
+                    report(.fileStored(id: id, name: file.name, stored: 0, complete: false))
+                    fail(DownloadFailure(code: "damaged", message: "chunk \(bad) of \(file.name) does not match its checksum; resume fetches it again"))
                     return
                 }
             }

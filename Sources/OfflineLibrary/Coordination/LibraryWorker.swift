@@ -93,9 +93,12 @@ final class LibraryWorker: @unchecked Sendable {
         }
     }
 
-    func start(_ record: LibraryItemRecord, key: SymmetricKey, headers: ItemHeaders, usedElsewhere: Int64, quota: Int64?) {
+    func start(_ given: LibraryItemRecord, key: SymmetricKey, headers: ItemHeaders, usedElsewhere: Int64, quota: Int64?) {
         thread.perform { [self] in
-            guard let books, let session, active[record.id] == nil else { return }
+            guard let books, let session, active[given.id] == nil else { return }
+            // The books, not the loop's copy, say what is stored: a pause commits its last
+            // bytes after the loop heard of the commit before.
+            let record = (try? books.load(id: given.id)) ?? given
             let report = self.report ?? { _ in }
             let relay: (WorkerReport) -> Void = { [weak self] event in
                 switch event {
