@@ -47,8 +47,8 @@ final class FileItemDownload: ItemDownload, FileDownloadDelegate {
 
     func download(_ download: FileDownload, learnedTotal total: Int64) -> DownloadFailure? {
         self.total = total
-        try? books.updateTotalBytes(id: id, totalBytes: total)
-        try? books.updateFileTotalBytes(itemId: id, name: LibraryLayout.mediaName, totalBytes: total)
+        _ = try? books.updateTotalBytes(id: id, totalBytes: total)
+        _ = try? books.updateFileTotalBytes(itemId: id, name: LibraryLayout.mediaName, totalBytes: total)
         if let quota, usedElsewhere + total > quota {
             return DownloadFailure(code: "quota_exceeded",
                                    message: "the copy needs \(total) bytes; the library holds \(usedElsewhere) of its \(quota)-byte quota")
@@ -99,7 +99,7 @@ final class FileItemDownload: ItemDownload, FileDownloadDelegate {
     }
 
     private func fail(_ failure: DownloadFailure) {
-        try? books.updateState(id: id, state: .failed, failure: .init(code: failure.code, message: failure.message))
+        _ = try? books.updateState(id: id, state: .failed, failure: .init(code: failure.code, message: failure.message))
         report(.failed(id: id, failure: failure))
     }
 }

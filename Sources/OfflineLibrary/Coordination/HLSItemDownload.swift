@@ -219,7 +219,7 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
         download = nil
         current?.file?.close()
         current = nil
-        try? books.updateState(id: id, state: .failed, failure: .init(code: failure.code, message: failure.message))
+        _ = try? books.updateState(id: id, state: .failed, failure: .init(code: failure.code, message: failure.message))
         report(.failed(id: id, failure: failure))
     }
 
@@ -231,7 +231,7 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
 
     func download(_ download: FileDownload, learnedTotal total: Int64) -> DownloadFailure? {
         guard let name = current?.name, current?.file != nil else { return nil }
-        try? books.updateFileTotalBytes(itemId: id, name: name, totalBytes: total)
+        _ = try? books.updateFileTotalBytes(itemId: id, name: name, totalBytes: total)
         if let index = record.files.firstIndex(where: { $0.name == name }) { record.files[index].totalBytes = total }
         if let quota, usedElsewhere + storedElsewhere + total > quota {
             return DownloadFailure(code: "quota_exceeded",

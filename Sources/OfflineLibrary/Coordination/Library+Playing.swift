@@ -72,7 +72,7 @@ extension Library {
     }
 
     func verdict(_ item: LibraryItemRecord, now: Date = Date()) -> LicenseVerdict {
-        LicenseRules.evaluate(License(expires: item.license.expires, maxPlays: item.license.maxPlays, maxPlayTime: item.license.maxPlayTime),
+        LicenseRules.evaluate(item.license,
                               usage: LicenseUsage(plays: item.plays, playTime: item.playTime), now: now, latestSeen: latestSeen)
     }
 

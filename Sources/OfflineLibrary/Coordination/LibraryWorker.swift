@@ -74,7 +74,7 @@ final class LibraryWorker: @unchecked Sendable {
             log.warning("a library copy is unusable", ["id": item.id, "error": failure.code])
             item.state = .failed
             item.failure = failure
-            try? books.updateState(id: item.id, state: .failed, failure: failure)
+            _ = try? books.updateState(id: item.id, state: .failed, failure: failure)
             break
         }
         return item
@@ -128,7 +128,7 @@ final class LibraryWorker: @unchecked Sendable {
                 active[record.id] = download
                 download.start()
             } catch {
-                try? books.updateState(id: record.id, state: .failed, failure: .init(code: "storage", message: "\(error)"))
+                _ = try? books.updateState(id: record.id, state: .failed, failure: .init(code: "storage", message: "\(error)"))
                 report(.failed(id: record.id, failure: DownloadFailure(code: "storage", message: "\(error)")))
             }
         }
@@ -138,12 +138,12 @@ final class LibraryWorker: @unchecked Sendable {
     func pause(_ id: String) {
         thread.perform { [self] in
             active.removeValue(forKey: id)?.cancel()
-            try? books?.updateState(id: id, state: .paused)
+            _ = try? books?.updateState(id: id, state: .paused)
         }
     }
 
     func setState(_ id: String, _ state: LibraryItemRecord.State, failure: LibraryItemRecord.Failure? = nil) {
-        thread.perform { [self] in try? books?.updateState(id: id, state: state, failure: failure) }
+        thread.perform { [self] in _ = try? books?.updateState(id: id, state: state, failure: failure) }
     }
 
     /// Stops its download, forgets its books and removes its files; `completion` on GLib.

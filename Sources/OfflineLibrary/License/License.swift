@@ -1,21 +1,11 @@
 import FoundationEssentials
+import Storage
 
 /// A library item's licence: the limits on playing the local copy. nil is "no limit"; a
-/// licence with none is unlimited.
-public struct License: Sendable, Equatable {
-    /// Playback is refused from this instant on.
-    public var expires: Date?
-    /// How many plays may begin.
-    public var maxPlays: Int?
-    /// Seconds of playback allowed in all.
-    public var maxPlayTime: Double?
+/// licence with none is unlimited. The books' record of it, used as it is.
+public typealias License = LibraryItemRecord.LicenseTerms
 
-    public init(expires: Date? = nil, maxPlays: Int? = nil, maxPlayTime: Double? = nil) {
-        self.expires = expires
-        self.maxPlays = maxPlays
-        self.maxPlayTime = maxPlayTime
-    }
-
+extension LibraryItemRecord.LicenseTerms {
     public static let unlimited = License()
 }
 
