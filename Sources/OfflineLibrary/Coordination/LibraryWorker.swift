@@ -138,6 +138,9 @@ final class LibraryWorker: @unchecked Sendable {
     func pause(_ id: String) {
         thread.perform { [self] in
             active.removeValue(forKey: id)?.cancel()
+            // A download that completed just before the pause stays complete (the loop hears
+            // its `completed` after asking for the pause).
+            guard (try? books?.load(id: id))??.state != .complete else { return }
             _ = try? books?.updateState(id: id, state: .paused)
         }
     }
