@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (CLIP_FPS, CLIP_SECONDS, CPU_WINDOW_S, SEEK_TARGETS, WAIT_TIMEOUT_S,  # noqa: E402
                  BenchError, EventStream, Marquee, Processes, Series, cpu_seconds, make_clip, ms,
                  platform_line, print_table, rss_mib, run_reported, settled_rss_mib, step, verdict)
-from output import find_binary, load_text, log_flags, ratio_text, window  # noqa: E402
+from output import find_binary, load_text, log_flags, print_notes, ratio_text, window  # noqa: E402
 
 # Targets (the issue): playing the copy against the plain file, and a download that streams.
 TARGET_RATIO_CPU = 1.10
@@ -442,12 +442,7 @@ def report(args, res: dict, ctx: dict, notes: list[str]) -> None:
           "is not the daemon's), i.e. the copy's cost without the decryption and the library.")
     print(f"Seeks: targets {', '.join(f'{t:g}' for t in SEEK_TARGETS)} s (mid-GOP), {len(s[('copy', 'key')])} "
           "samples per mode and source; copy = open {\"contentId\"}, plain = open {\"uri\": path}.")
-    for line in ctx["log_flags"]:
-        notes.append(f"daemon log: {line}")
-    if ctx.get("exit_code") not in (0, None):
-        notes.append(f"marquee exited with {ctx['exit_code']} on SIGTERM (expected 0)")
-    for note in notes:
-        print(f"note: {note}")
+    print_notes(ctx, notes)
 
 
 # --------------------------------------------------------------------------- main

@@ -551,6 +551,11 @@ def report(args, res: dict, ctx: dict, notes: list[str]) -> None:
               "up once more, which worked; the figures above do not include the refused attempts):")
         for incident in res["incidents"]:
             print(f"  {incident}")
+    print_notes(ctx, notes)
+
+
+def print_notes(ctx: dict, notes: list[str]) -> None:
+    """The run's notes, then what the daemon's log flagged and a non-zero exit on SIGTERM."""
     for line in ctx["log_flags"]:
         notes.append(f"daemon log: {line}")
     if ctx.get("exit_code") not in (0, None):
