@@ -38,9 +38,9 @@ let package = Package(
         .target(name: "HTTPFetch", dependencies: ["CSoup", "GLibRuntime", "TextSupport"]),
         .target(name: "Timeshift", dependencies: ["CGStreamer", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging", "TextSupport"]),
         .target(name: "PlayerCore", dependencies: ["ControlAPI", "GStreamerKit", "GLibRuntime", "Logging", "HLS", "HTTPFetch", "Timeshift", "Subtitles", "TextSupport"]),
-        // The offline library: downloads, media encrypted at rest, licences, the loopback
-        // server playback reads the decrypted copy from.
-        .target(name: "OfflineLibrary", dependencies: ["CCrypto", "CSoup", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport", "ControlAPI", "HLS", "PlayerCore"]),
+        // The offline library: downloads, media encrypted at rest, licences, and what playback
+        // reads the decrypted copy through (marqueecopysrc for files, the loopback server for HLS).
+        .target(name: "OfflineLibrary", dependencies: ["CCrypto", "CSoup", "CGStreamer", "GStreamerSupport", "GStreamerKit", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport", "ControlAPI", "HLS", "PlayerCore"]),
         .target(name: "ContentSessions", dependencies: ["ControlAPI", "PlayerCore", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "ContentSessions", "OfflineLibrary", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "OfflineLibraryTests", dependencies: ["OfflineLibrary", "HLS", "ControlAPI", "Storage", "GLibRuntime", "GLibTestSupport", "HTTPFetch", "TestMedia"]),
+        .testTarget(name: "OfflineLibraryTests", dependencies: ["OfflineLibrary", "CGStreamer", "GStreamerSupport", "GStreamerKit", "HLS", "ControlAPI", "Storage", "GLibRuntime", "GLibTestSupport", "HTTPFetch", "TestMedia"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MarqueeClient", "ControlAPI", "TestMedia"]),
     ]
 )

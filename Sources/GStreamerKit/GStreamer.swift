@@ -1,9 +1,14 @@
 import CGStreamer
+import GStreamerSupport
 import FoundationEssentials
 
 /// Process-wide GStreamer set-up.
 public enum GStreamer {
-    private static let once: Void = { gst_init(nil, nil) }()
+    private static let once: Void = {
+        gst_init(nil, nil)
+        // marquee-copy://: the offline library's file copies, read in pull mode (copysrc.c).
+        _ = cgst_copy_src_register()
+    }()
 
     /// Initialises GStreamer once per process; later calls are free. Any thread.
     public static func initialize() { _ = once }

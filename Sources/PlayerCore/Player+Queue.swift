@@ -108,7 +108,8 @@ extension Player {
     /// Gives the session the next item to continue with gaplessly, when both are plain
     /// local files; otherwise nothing (the end of stream opens the next item).
     func armGapless() {
-        guard let session, session.source.isLocalFile else { return }
+        // A library copy (marquee-copy://) is excluded: its play counting follows opens.
+        guard let session, session.source.isLocalFile, !session.source.isLocalCopy else { return }
         session.gapless.arm(nextGaplessItem())
     }
 

@@ -13,8 +13,17 @@ public struct ResolvedSource: Sendable, Equatable {
     /// The built-in demo paints a clock over the test pattern.
     public var isDemo: Bool
 
-    /// A file on this machine: never live, and it opens in well under a second.
-    public var isLocalFile: Bool { playbackURI.hasPrefix("file:") }
+    /// A file on this machine: never live, and it opens in well under a second. The offline
+    /// library's file copies (`marquee-copy://`, read in-process by marqueecopysrc) count as
+    /// local files too: no live check, no HLS demuxer, no master fetch, the short watchdogs.
+    public var isLocalFile: Bool { playbackURI.hasPrefix("file:") || isLocalCopy }
+
+    /// The offline library's file copy, read in-process (`marquee-copy://TOKEN`).
+    public var isLocalCopy: Bool { playbackURI.hasPrefix(Self.localCopyScheme + "://") }
+
+    /// The scheme of the offline library's file copies; never accepted from a request (it is
+    /// not among `SourceResolver.supportedSchemes`).
+    public static let localCopyScheme = "marquee-copy"
 
     /// Where the source really is (for the daemon's own requests).
     public var sourceURI: String { originURI ?? playbackURI }

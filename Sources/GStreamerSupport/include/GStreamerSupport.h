@@ -5,6 +5,7 @@
 #pragma once
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <stdint.h>
 
 // MARK: Bus messages (messages.c)
 
@@ -95,3 +96,31 @@ gboolean cgst_splice_cancel(CGstSplice *splice);
 void cgst_splice_when_idle(GstPad *pad, CGstSplice *splice);
 // Makes the splice when `first` has been idle once and then `then` is idle.
 void cgst_splice_when_idle_after(GstPad *first, GstPad *then, CGstSplice *splice);
+
+// MARK: Library copies (copysrc.c)
+
+// The bytes of one published copy, read on GStreamer's streaming threads (the callbacks must
+// be thread-safe). `read` fills up to `size` bytes at `offset` and returns how many (0 at the
+// end) or -1 on failure; `release` runs once, when neither the table nor a running element
+// holds the copy any more.
+typedef struct {
+    int64_t (*read)(void *user_data, int64_t offset, void *buffer, size_t size);
+    int64_t (*size)(void *user_data);
+    void (*release)(void *user_data);
+    void *user_data;
+} CGstCopySource;
+
+// Registers the `marqueecopysrc` element, the URI handler for `marquee-copy://TOKEN`. Once,
+// after gst_init.
+gboolean cgst_copy_src_register(void);
+
+// Makes `source` readable as `marquee-copy://TOKEN` (replacing any copy of that token).
+void cgst_copy_src_publish(const char *token, const CGstCopySource *source);
+
+// Forgets the token: new opens fail with "not found"; elements that already started keep
+// reading until they stop, then `release` runs.
+void cgst_copy_src_unpublish(const char *token);
+
+// The scheduling mode of the src pad of the first marqueecopysrc inside `bin` (recursively):
+// GST_PAD_MODE_PULL when the demuxer pulls from it; GST_PAD_MODE_NONE when there is none.
+GstPadMode cgst_copy_src_pad_mode(GstBin *bin);

@@ -7,11 +7,19 @@ import TextSupport
 /// What the playback feature asks of the library: the loopback URL of a copy, plays and play
 /// time counted, the clock rule, the licence verdict; and the wire form of an item.
 extension Library {
-    /// The loopback URL a complete item plays from: published on first use.
+    /// The URI a complete item plays from, published on first use: a file copy's
+    /// `marquee-copy://` URI (read in-process, in pull mode: `CopySource`), an HLS copy's
+    /// loopback URL.
     func playbackURL(_ item: LibraryItemRecord) throws(APIError) -> String {
         if let url = served[item.id] { return url }
         guard let key = try? keyWrap.openKey(item.wrappedKey, associatedData: KeyWrap.context(.mediaKey, item: item.id)) else {
             throw APIError(.internalError, "the copy of \(item.id) cannot be opened with this device key")
+        }
+        if item.kind == .file, let file = item.files.first(where: { $0.name == LibraryLayout.mediaName }) {
+            let url = LibraryLayout.file(root: worker.root, item: item.id, name: file.name)
+            let uri = CopySource.publish(LazyEncryptedMedia(url: url, key: key, iv: Array(file.iv), size: file.storedBytes))
+            served[item.id] = uri
+            return uri
         }
         var files: [String: ServedFile] = [:]
         for file in item.files {

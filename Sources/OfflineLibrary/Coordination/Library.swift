@@ -222,7 +222,9 @@ public final class Library {
             completion(.failure(APIError(.notFound, "no library item '\(id)'")))
             return
         }
-        if let url = served.removeValue(forKey: id), let token = Self.token(in: url) { server?.unpublish(token) }
+        if let url = served.removeValue(forKey: id) {
+            if CopySource.token(in: url) != nil { CopySource.unpublish(url) } else if let token = Self.token(in: url) { server?.unpublish(token) }
+        }
         lastDownloadEvent[id] = nil
         let ticket = wait(completion)
         worker.remove(id) { [weak self] in
