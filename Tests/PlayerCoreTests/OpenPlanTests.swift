@@ -27,6 +27,32 @@ final class OpenPlanTests: XCTestCase {
         }
     }
 
+    /// A library file copy read in-process (`marquee-copy://`) is a local file: never live, no
+    /// HLS demuxer hook, no master fetch; the snapshot keeps the origin's URI and says offline.
+    /// An HLS copy on the loopback server is not.
+    func testALibraryFileCopyPlaysAsALocalFile() throws {
+        var request = OpenRequest(uri: "http://origin.example/clip.mp4")
+        request.localCopy = LocalCopy(playbackURI: "marquee-copy://0123abcd", kind: .file)
+        let p = try plan(request)
+        XCTAssertTrue(p.source.isLocalFile)
+        XCTAssertTrue(p.source.isLocalCopy)
+        XCTAssertFalse(p.mayBeLive)
+        XCTAssertFalse(p.mayUseHLSDemuxer)
+        XCTAssertFalse(p.fetchesMaster)
+        XCTAssertEqual(p.source.info.uri, "http://origin.example/clip.mp4")
+        XCTAssertEqual(p.source.info.offline, true)
+
+        request.localCopy = LocalCopy(playbackURI: "http://127.0.0.1:1234/lib/abcd/index.m3u8", kind: .hls)
+        let hls = try plan(request)
+        XCTAssertFalse(hls.source.isLocalFile)
+        XCTAssertTrue(hls.fetchesMaster)
+    }
+
+    /// The private scheme is never accepted from a request.
+    func testTheCopySchemeIsNotASourceScheme() {
+        assertRefused(OpenRequest(uri: "marquee-copy://0123abcd"), .unsupportedURI)
+    }
+
     func testAnHTTPSourceIsReadByMarqueeAndMayUseHLSDemuxer() throws {
         var request = OpenRequest(uri: "http://origin.example/live/master.m3u8", start: 3, autoplay: false)
         request.userId = "u1"
