@@ -11,6 +11,7 @@
 // readable until the element stops; `release` runs once, when the last reference goes.
 #include "GStreamerSupport.h"
 #include <gst/base/gstbasesrc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -59,8 +60,12 @@ static CopyEntry *copy_entry_lookup(const char *token) {
 
 typedef struct {
     GstBaseSrc parent;
-    gchar *uri;          // under the object lock
-    CopyEntry *entry;    // between start and stop (streaming thread and state changes)
+    // `uri`, `entry` and `size` are under `lock`, a pthread mutex rather than the object lock:
+    // GLib's GMutex is futex-based and invisible to ThreadSanitizer, which then reported the
+    // URI's reads and writes (both under GST_OBJECT_LOCK) as a race.
+    pthread_mutex_t lock;
+    gchar *uri;
+    CopyEntry *entry;    // between start and stop
     guint64 size;
 } MarqueeCopySrc;
 
@@ -78,6 +83,7 @@ enum { PROP_0, PROP_LOCATION };
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
 static void marquee_copy_src_init(MarqueeCopySrc *self) {
+    pthread_mutex_init(&self->lock, NULL);
     // Bytes at any offset: basesrc answers seeks and offers pull mode (random access).
     gst_base_src_set_format(GST_BASE_SRC(self), GST_FORMAT_BYTES);
 }
@@ -86,6 +92,7 @@ static void marquee_copy_src_finalize(GObject *object) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)object;
     g_free(self->uri);
     if (self->entry) copy_entry_unref(self->entry);
+    pthread_mutex_destroy(&self->lock);
     G_OBJECT_CLASS(marquee_copy_src_parent_class)->finalize(object);
 }
 
@@ -95,14 +102,16 @@ static gboolean marquee_copy_src_set_uri(MarqueeCopySrc *self, const gchar *uri,
         return FALSE;
     }
     GST_OBJECT_LOCK(self);
-    if (GST_STATE(self) != GST_STATE_NULL && GST_STATE(self) != GST_STATE_READY) {
-        GST_OBJECT_UNLOCK(self);
+    gboolean stopped = GST_STATE(self) == GST_STATE_NULL || GST_STATE(self) == GST_STATE_READY;
+    GST_OBJECT_UNLOCK(self);
+    if (!stopped) {
         g_set_error(error, GST_URI_ERROR, GST_URI_ERROR_BAD_STATE, "the URI cannot change while the source runs");
         return FALSE;
     }
+    pthread_mutex_lock(&self->lock);
     g_free(self->uri);
     self->uri = g_strdup(uri);
-    GST_OBJECT_UNLOCK(self);
+    pthread_mutex_unlock(&self->lock);
     return TRUE;
 }
 
@@ -114,17 +123,17 @@ static void marquee_copy_src_set_property(GObject *object, guint id, const GValu
 static void marquee_copy_src_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)object;
     if (id == PROP_LOCATION) {
-        GST_OBJECT_LOCK(self);
+        pthread_mutex_lock(&self->lock);
         g_value_set_string(value, self->uri);
-        GST_OBJECT_UNLOCK(self);
+        pthread_mutex_unlock(&self->lock);
     } else G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
 }
 
 static gboolean marquee_copy_src_start(GstBaseSrc *src) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)src;
-    GST_OBJECT_LOCK(self);
+    pthread_mutex_lock(&self->lock);
     gchar *token = self->uri ? g_strdup(self->uri + strlen(CGST_COPY_SCHEME "://")) : NULL;
-    GST_OBJECT_UNLOCK(self);
+    pthread_mutex_unlock(&self->lock);
     CopyEntry *entry = token ? copy_entry_lookup(token) : NULL;
     if (entry == NULL) {
         GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No library copy is published as '%s'.", token ? token : "(no uri)"),
@@ -133,16 +142,21 @@ static gboolean marquee_copy_src_start(GstBaseSrc *src) {
         return FALSE;
     }
     g_free(token);
-    self->entry = entry;
     int64_t size = entry->source.size(entry->source.user_data);
+    pthread_mutex_lock(&self->lock);
+    self->entry = entry;
     self->size = size < 0 ? 0 : (guint64)size;
+    pthread_mutex_unlock(&self->lock);
     return TRUE;
 }
 
 static gboolean marquee_copy_src_stop(GstBaseSrc *src) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)src;
-    if (self->entry) copy_entry_unref(self->entry);
+    pthread_mutex_lock(&self->lock);
+    CopyEntry *entry = self->entry;
     self->entry = NULL;
+    pthread_mutex_unlock(&self->lock);
+    if (entry) copy_entry_unref(entry);
     return TRUE;
 }
 
@@ -150,9 +164,11 @@ static gboolean marquee_copy_src_is_seekable(GstBaseSrc *src) { (void)src; retur
 
 static gboolean marquee_copy_src_get_size(GstBaseSrc *src, guint64 *size) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)src;
-    if (self->entry == NULL) return FALSE;
-    *size = self->size;
-    return TRUE;
+    pthread_mutex_lock(&self->lock);
+    gboolean known = self->entry != NULL;
+    if (known) *size = self->size;
+    pthread_mutex_unlock(&self->lock);
+    return known;
 }
 
 // Fills `buffer` (basesrc allocated `length` bytes) from `offset`; a short read near the end
@@ -160,16 +176,23 @@ static gboolean marquee_copy_src_get_size(GstBaseSrc *src, guint64 *size) {
 // thread-safe (EncryptedFileReader).
 static GstFlowReturn marquee_copy_src_fill(GstBaseSrc *src, guint64 offset, guint length, GstBuffer *buffer) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)src;
-    if (offset >= self->size) return GST_FLOW_EOS;
+    // The entry stays valid while the element runs (stop drops it after the streaming thread
+    // has ended); the lock is only for what ThreadSanitizer can see.
+    pthread_mutex_lock(&self->lock);
+    CopyEntry *entry = self->entry;
+    guint64 total = self->size;
+    pthread_mutex_unlock(&self->lock);
+    if (entry == NULL) return GST_FLOW_FLUSHING;
+    if (offset >= total) return GST_FLOW_EOS;
     GstMapInfo map;
     if (!gst_buffer_map(buffer, &map, GST_MAP_WRITE)) {
         GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the buffer"));
         return GST_FLOW_ERROR;
     }
-    gsize want = MIN((guint64)length, self->size - offset);
+    gsize want = MIN((guint64)length, total - offset);
     gsize done = 0;
     while (done < want) {
-        int64_t n = self->entry->source.read(self->entry->source.user_data, (int64_t)(offset + done), map.data + done, want - done);
+        int64_t n = entry->source.read(entry->source.user_data, (int64_t)(offset + done), map.data + done, want - done);
         if (n < 0) {
             gst_buffer_unmap(buffer, &map);
             GST_ELEMENT_ERROR(self, RESOURCE, READ, ("Could not read the library copy."), ("read failed at offset %" G_GUINT64_FORMAT, offset + done));
@@ -218,9 +241,9 @@ static const gchar *const *uri_get_protocols(GType type) {
 
 static gchar *uri_get_uri(GstURIHandler *handler) {
     MarqueeCopySrc *self = (MarqueeCopySrc *)handler;
-    GST_OBJECT_LOCK(self);
+    pthread_mutex_lock(&self->lock);
     gchar *uri = g_strdup(self->uri);
-    GST_OBJECT_UNLOCK(self);
+    pthread_mutex_unlock(&self->lock);
     return uri;
 }
 
