@@ -47,12 +47,20 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// not running, resuming a complete one, `queue.next` at the last item of a queue that
     /// does not loop.
     case invalidState = "invalid_state"
+    /// Sessions, keys and protected content (API-2 §2): the session server refused the
+    /// viewing (or stayed unreachable past `--session-grace`); the key service refused a key
+    /// or failed for good; a snapshot while protected content plays; the URL resolver
+    /// refused the content or failed.
+    case sessionBlocked = "session_blocked"
+    case keyError = "key_error"
+    case protectedContent = "protected_content"
+    case resolverError = "resolver_error"
 
     public var httpStatus: Int {
         switch self {
         case .invalidJSON, .invalidArgument, .unsupportedURI: return 400
         case .unauthorized: return 401
-        case .forbidden, .licenseExpired: return 403
+        case .forbidden, .licenseExpired, .sessionBlocked, .protectedContent: return 403
         case .notFound, .unknownTrack, .unknownVariant, .routeNotFound, .notInLibrary: return 404
         case .methodNotAllowed: return 405
         case .timeout: return 408
@@ -63,7 +71,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .headersTooLarge: return 431
         // unsupported_format is 422 like the other media errors, not 415: 415 is about the
         // request's own body (`unsupported_media_type`), and this request was well formed.
-        case .mediaError, .networkError, .pipelineError, .subtitleError, .missingPlugin, .unsupportedFormat: return 422
+        case .mediaError, .networkError, .pipelineError, .subtitleError, .missingPlugin, .unsupportedFormat, .keyError, .resolverError: return 422
         case .internalError: return 500
         case .noVideo: return 503
         }

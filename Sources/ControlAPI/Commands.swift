@@ -54,6 +54,16 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     public var userAgent: String?
     /// Sent on key requests only (EXT-X-KEY URIs), on top of `headers`.
     public var keyHeaders: [String: String]?
+    /// API-2 §2: each EXT-X-KEY key comes from this key service (a POST), never from the key
+    /// URI itself; nil: `--key-service` when the daemon has one.
+    public var keyService: KeyServiceRequest?
+    /// Ask `--url-resolver` for the URI (and headers) to play, again on 401/403 and reconnects.
+    public var resolve: Bool?
+    /// Protected content: `GET /v1/snapshot.jpg` is `403 protected_content` while it plays.
+    public var protected: Bool?
+    /// A watermark that applies while this item plays (`{userId}` and `{contentId}` in its
+    /// text are replaced); the one set by `PUT /v1/overlays/watermark` comes back after.
+    public var watermark: WatermarkRequest?
 
     /// `headers` with `referer` and `userAgent` folded in.
     public var requestHeaders: [String: String] {
@@ -75,11 +85,12 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     /// The wire fields (`localCopy` is not one).
     private enum CodingKeys: String, CodingKey {
         case uri, start, autoplay, headers, timeshift, subtitle, contentId, userId, originalUrl, watched, kind, referer, userAgent, keyHeaders
+        case keyService, resolve, protected, watermark
     }
 
     /// The fields of the body.
     public static let fields = ["uri", "start", "autoplay", "headers", "timeshift", "subtitle", "contentId", "userId", "originalUrl",
-                                "watched", "kind", "referer", "userAgent", "keyHeaders"]
+                                "watched", "kind", "referer", "userAgent", "keyHeaders", "keyService", "resolve", "protected", "watermark"]
 
     public init(uri: String, start: Double? = nil, autoplay: Bool? = nil) {
         self.uri = uri
@@ -90,9 +101,11 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        // A content id alone names a copy in the offline library (`uri` is then empty until
-        // the library feature fills it in).
+        // A content id alone names a copy in the offline library, or content the URL resolver
+        // names (`uri` is then empty until the library or the resolver fills it in).
         contentId = try c.decodeIfPresent(String.self, forKey: .contentId)
+        resolve = try c.decodeIfPresent(Bool.self, forKey: .resolve)
+        if resolve == true, contentId == nil { throw APIError(.invalidArgument, "'resolve' needs a 'contentId' to resolve") }
         if let given = try c.decodeIfPresent(String.self, forKey: .uri) {
             uri = given
         } else if contentId != nil {
@@ -112,6 +125,9 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         referer = try c.decodeIfPresent(String.self, forKey: .referer)
         userAgent = try c.decodeIfPresent(String.self, forKey: .userAgent)
         keyHeaders = try c.decodeIfPresent([String: String].self, forKey: .keyHeaders)
+        keyService = try c.decodeIfPresent(KeyServiceRequest.self, forKey: .keyService)
+        protected = try c.decodeIfPresent(Bool.self, forKey: .protected)
+        watermark = try c.decodeIfPresent(WatermarkRequest.self, forKey: .watermark)
         guard !uri.trimmingWhitespace().isEmpty || (c.contains(.contentId) && !c.contains(.uri)) else {
             throw APIError(.invalidArgument, "'uri' must not be empty")
         }
@@ -254,5 +270,33 @@ public let maxURILength = 8192
 func checkURILength(_ value: String?, field: String) throws(APIError) {
     if let value, value.utf8.count > maxURILength {
         throw APIError(.invalidArgument, "'\(field)' is limited to \(maxURILength) bytes")
+    }
+}
+
+/// `open`'s `keyService` (API-2 §2): where EXT-X-KEY keys are POSTed for.
+public struct KeyServiceRequest: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["uri", "headers"]
+    /// An http(s) URL.
+    public var uri: String
+    /// Sent with every key request (a bearer token, for example); never logged.
+    public var headers: [String: String]?
+
+    public init(uri: String, headers: [String: String]? = nil) {
+        self.uri = uri
+        self.headers = headers
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        uri = try c.decode(String.self, forKey: .uri)
+        headers = try c.decodeIfPresent([String: String].self, forKey: .headers)
+        try checkURILength(uri, field: "keyService.uri")
+        let lower = uri.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), uri.count > 8 else {
+            throw APIError(.invalidArgument, "'keyService.uri' must be an http(s) URL")
+        }
+        try RequestHeaders.validate(headers ?? [:], field: "keyService.headers")
     }
 }

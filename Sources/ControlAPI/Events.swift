@@ -30,6 +30,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case download(DownloadUpdate)
     /// A library item was added, removed, or its licence changed.
     case library(LibraryChange)
+    /// The session server refused this viewing (or stayed unreachable past the grace):
+    /// playback stopped with `session_blocked` (API-2 §2).
+    case blocked(BlockedUpdate)
     case error(APIError)
     case eos
 
@@ -55,6 +58,7 @@ public enum PlayerEvent: Sendable, Equatable {
         case .queue: return "queue"
         case .download: return "download"
         case .library: return "library"
+        case .blocked: return "blocked"
         case .error: return "error"
         case .eos: return "eos"
         }
@@ -63,7 +67,7 @@ public enum PlayerEvent: Sendable, Equatable {
     /// Every event type, as `type` names them (a test keeps the two in step).
     public static let types = ["snapshot", "state", "position", "buffering", "tracks", "seek", "settings", "source", "variants",
                                "variant", "live", "reconnecting", "recovered", "pip", "watermark", "cue", "analytics", "queue",
-                               "download", "library", "error", "eos"]
+                               "download", "library", "blocked", "error", "eos"]
 
     /// Latest-value events: when a client's queue must drop events, a newer one of the
     /// same type makes an older one redundant.
@@ -175,8 +179,21 @@ public struct EventEnvelope: Encodable, Sendable {
         case .queue(let q): try c.encode(q, forKey: .data)
         case .download(let d): try c.encode(d, forKey: .data)
         case .library(let l): try c.encode(l, forKey: .data)
+        case .blocked(let b): try c.encode(b, forKey: .data)
         case .error(let e): try c.encode(e, forKey: .data)
         case .eos: try c.encode(Empty(), forKey: .data)
         }
+    }
+}
+
+/// The `blocked` event: what the session server said when it refused the viewing (its
+/// `code` and `message`, either may be missing), or, after `--session-grace` without an
+/// answer, code `unreachable` and what went wrong.
+public struct BlockedUpdate: Codable, Sendable, Equatable {
+    public var code: String?
+    public var message: String?
+    public init(code: String?, message: String?) {
+        self.code = code
+        self.message = message
     }
 }

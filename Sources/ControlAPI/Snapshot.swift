@@ -27,6 +27,8 @@ public struct SourceInfo: Codable, Sendable, Equatable {
     public var watched: Double?
     /// True when the offline library's local copy plays (`uri` is still the origin's).
     public var offline: Bool?
+    /// True while protected content plays (`open {"protected": true}`): no snapshots.
+    public var protected: Bool?
     public init(uri: String, kind: SourceKind, live: Bool? = nil, contentId: String? = nil) {
         self.uri = uri
         self.kind = kind
@@ -34,7 +36,7 @@ public struct SourceInfo: Codable, Sendable, Equatable {
         self.contentId = contentId
     }
 
-    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId, userId, originalUrl, watched, offline }
+    private enum CodingKeys: String, CodingKey { case uri, kind, live, contentId, userId, originalUrl, watched, offline, protected }
 
     /// `live` may be missing (daemons before it existed): then it follows `kind`.
     public init(from decoder: any Decoder) throws {
@@ -46,6 +48,7 @@ public struct SourceInfo: Codable, Sendable, Equatable {
         originalUrl = try c.decodeIfPresent(String.self, forKey: .originalUrl)
         watched = try c.decodeIfPresent(Double.self, forKey: .watched)
         offline = try c.decodeIfPresent(Bool.self, forKey: .offline)
+        protected = try c.decodeIfPresent(Bool.self, forKey: .protected)
     }
 }
 

@@ -110,6 +110,18 @@ extension OpenAPIDocument {
         "required":["id","change"],
         "description":"The `library` event: an item was added or removed, or its licence changed (a renewal, a play counted).",
         "properties":{"id":{"type":"string"},"change":{"type":"string","enum":["added","removed","license"]}}
+       },
+       "BlockedUpdate":{
+        "type":"object",
+        "description":"The `blocked` event: the session server (`--session-url`) refused this viewing, with its `code` and `message`; or it stayed unreachable past `--session-grace` (code `unreachable`). Playback has stopped in state `error` with code `session_blocked`.",
+        "properties":{"code":{"type":["string","null"]},"message":{"type":["string","null"]}}
+       },
+       "KeyService":{
+        "type":"object",
+        "required":["uri"],
+        "additionalProperties":false,
+        "description":"A key service (API-2 §2): POSTed `{\"keyUri\", \"contentId\", \"userId\"}`, it answers with the raw key bytes (`application/octet-stream`). A 4xx is `key_error`; a 5xx or no answer is retried like an origin fault.",
+        "properties":{"uri":{"type":"string","pattern":"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]","maxLength":8192},"headers":{"oneOf":[{"$ref":"#/components/schemas/RequestHeaders"},{"type":"null"}],"description":"Sent with every key request (a bearer token); never logged."}}
        }
     """#
 }

@@ -144,6 +144,7 @@ final class ErrorCodeTests: XCTestCase {
             "no_pip": 409, "no_video": 503, "subtitle_error": 422, "headers_too_large": 431, "missing_plugin": 422,
             "unsupported_format": 422, "not_in_library": 404, "download_incomplete": 409, "license_expired": 403,
             "already_in_library": 409, "quota_exceeded": 413, "invalid_state": 409,
+            "session_blocked": 403, "key_error": 422, "protected_content": 403, "resolver_error": 422,
         ]
         for (raw, status) in expected {
             guard let code = ErrorCode(rawValue: raw) else {

@@ -82,6 +82,7 @@ final class OpenAPIDocumentTests: XCTestCase {
                                                                    expired: false, reason: nil),
                                              createdAt: "2026-12-01T00:00:00.000Z", completedAt: nil))),
         .library(LibraryChange(id: "lib-1", change: .added)),
+        .blocked(BlockedUpdate(code: "concurrent", message: "watching elsewhere")),
         .error(APIError(.mediaError, "m")), .eos,
     ]
 
@@ -89,7 +90,7 @@ final class OpenAPIDocumentTests: XCTestCase {
         switch event {
         case .snapshot, .state, .position, .buffering, .tracks, .seek, .settings, .source, .variants, .variant, .live,
              .reconnecting, .recovered, .pip, .watermark, .cue, .analytics, .queue, .download, .library,
-             .error, .eos:
+             .blocked, .error, .eos:
             return event.type
         }
     }
