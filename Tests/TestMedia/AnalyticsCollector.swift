@@ -26,6 +26,27 @@ public struct CollectedPost: Sendable {
     public var accepted: Bool { (200..<300).contains(status) }
 }
 
+/// What `AnalyticsCollector.respond(with:)` answers a POST with.
+public struct PostReply: Sendable {
+    public var status: Int
+    public var contentType: String
+    public var body: Data
+    /// Seconds to wait before answering (a slow server).
+    public var delay: Double
+
+    public init(status: Int = 200, contentType: String = "application/json", body: Data = Data("{}".utf8), delay: Double = 0) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.delay = delay
+    }
+
+    /// A JSON reply made from a JSON-serialisable object.
+    public static func json(_ object: Any, status: Int = 200, delay: Double = 0) -> PostReply {
+        PostReply(status: status, body: (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8), delay: delay)
+    }
+}
+
 public struct AnalyticsCollectorError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { "AnalyticsCollector: \(message)" }
@@ -59,7 +80,10 @@ public final class AnalyticsCollector: @unchecked Sendable {
     /// Answers every later POST with `status` (200 again for "up"). A request being answered
     /// at the moment of the call gets whichever status it read first.
     public func answer(_ status: Int) {
-        core.withLock { core.status = status }
+        core.withLock {
+            core.status = status
+            core.responder = nil
+        }
     }
 
     /// Answers 2xx with this JSON text instead of `{}` (a licence server answering a licence).
@@ -67,7 +91,16 @@ public final class AnalyticsCollector: @unchecked Sendable {
         core.withLock {
             core.status = status
             core.successBody = json
+            core.responder = nil
         }
+    }
+
+    /// Answers each later POST with what `responder` makes of it (a session server's verdict,
+    /// a key service's raw key, a resolver's fresh URL); it runs on the connection's thread,
+    /// after the POST is recorded with the reply's status. Replaces `answer(_:)`'s status
+    /// until `answer` is called again.
+    public func respond(with responder: @escaping @Sendable (CollectedPost) -> PostReply) {
+        core.withLock { core.responder = responder }
     }
 
     /// Every POST so far, oldest first (a snapshot).
@@ -108,6 +141,8 @@ private final class CollectorCore: @unchecked Sendable {
     var status = 200
     /// The body of a 2xx answer (a licence server's licence).
     var successBody = "{}"
+    /// When set, makes each reply instead of `status` and `successBody`.
+    var responder: (@Sendable (CollectedPost) -> PostReply)?
     var posts: [CollectedPost] = []
     private let listener: Int32
     private var connections: Set<Int32> = []
@@ -235,14 +270,24 @@ private final class CollectorCore: @unchecked Sendable {
                 if !request.keepAlive { return }
                 continue
             }
-            let status: Int = withLock {
-                let status = self.status
-                posts.append(CollectedPost(path: request.path, body: Data(body), headers: request.headers, status: status,
-                                           time: Date(), connection: connection))
+            let (status, responder) = withLock { (self.status, self.responder) }
+            var post = CollectedPost(path: request.path, body: Data(body), headers: request.headers, status: status,
+                                     time: Date(), connection: connection)
+            let reply = responder?(post)
+            if let reply { post = CollectedPost(path: post.path, body: post.body, headers: post.headers, status: reply.status,
+                                                time: post.time, connection: connection) }
+            withLock {
+                posts.append(post)
                 lock.broadcast()
-                return status
             }
-            guard respond(fd, status, keepAlive: request.keepAlive) else { return }
+            if let reply {
+                if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
+                let head = responseHead(reply.status, contentType: reply.contentType, contentLength: reply.body.count,
+                                        extra: "", keepAlive: request.keepAlive)
+                guard sendAll(fd, Array(head.utf8) + Array(reply.body)) else { return }
+            } else {
+                guard respond(fd, status, keepAlive: request.keepAlive) else { return }
+            }
             if !request.keepAlive { return }
         }
     }
