@@ -18,13 +18,23 @@ public final class AnalyticsReporter {
         public var url: String
         /// Seconds between `playing` events while playing.
         public var interval: Double
-        public init(url: String, interval: Double) {
+        /// Sent on every POST to the collector (`--analytics-header`, an `Authorization`
+        /// for example); never logged.
+        public var headers: [String: String]
+        public init(url: String, interval: Double, headers: [String: String] = [:]) {
             self.url = url
             self.interval = interval
+            self.headers = headers
         }
     }
 
-    let configuration: Configuration
+    /// `interval` changes at run time (`PATCH /v1/analytics`).
+    private(set) var configuration: Configuration
+    /// False after `PATCH /v1/analytics {"enabled": false}`: nothing new is recorded.
+    private(set) var isEnabled = true
+    /// `POST /v1/analytics/flush` replies waiting for the outbox to empty, or for the
+    /// failure that stops it.
+    private var flushWaiters: [(Result<Void, APIError>) -> Void] = []
     private let outbox: AnalyticsOutbox
     private let fetcher: HTTPFetcher
     private let log = Logger(category: "analytics")
@@ -64,9 +74,39 @@ public final class AnalyticsReporter {
     func status() -> AnalyticsStatus {
         let counters = try? outbox.counters()
         let pending = counters?.pending ?? 0
-        return AnalyticsStatus(enabled: true, url: configuration.url, interval: configuration.interval,
+        return AnalyticsStatus(enabled: isEnabled, url: configuration.url, interval: configuration.interval,
                                pending: pending, sent: counters?.sent ?? 0, failed: counters?.failed ?? 0,
                                dropped: counters?.dropped ?? 0, lastError: pending > 0 ? lastError : nil)
+    }
+
+    /// `PATCH /v1/analytics`.
+    func update(enabled: Bool?, interval: Double?) {
+        if let enabled, enabled != isEnabled {
+            isEnabled = enabled
+            log.info(enabled ? "analytics on" : "analytics off")
+        }
+        if let interval { configuration.interval = interval }
+    }
+
+    /// Sends what is pending now, without waiting out a retry's backoff; `completion` runs
+    /// once nothing is pending, or with `network_error` when a delivery fails (the collector
+    /// is down: the retries go on as usual). Events the collector refuses (4xx) are not
+    /// pending afterwards: they count as failed and the flush goes on.
+    func flush(completion: @escaping (Result<Void, APIError>) -> Void) {
+        guard ((try? outbox.counters().pending) ?? 0) > 0 else { return completion(.success(())) }
+        flushWaiters.append(completion)
+        if retryTimer != nil {
+            retryTimer?.cancel()
+            retryTimer = nil
+            backoffSeconds = 0
+        }
+        deliverNext()
+    }
+
+    private func finishFlush(_ result: Result<Void, APIError>) {
+        let waiters = flushWaiters
+        flushWaiters.removeAll()
+        for waiter in waiters { waiter(result) }
     }
 
     func dropPending() throws -> Int {
@@ -76,6 +116,7 @@ public final class AnalyticsReporter {
         retryTimer = nil
         backoffSeconds = 0
         lastError = nil
+        finishFlush(.success(()))  // nothing is pending any more
         return dropped
     }
 
@@ -83,7 +124,10 @@ public final class AnalyticsReporter {
         guard inFlight == nil, retryTimer == nil else { return }
         let next: AnalyticsOutbox.Entry
         do {
-            guard let entry = try outbox.nextPending(limit: 1).first else { return }
+            guard let entry = try outbox.nextPending(limit: 1).first else {
+                finishFlush(.success(()))
+                return
+            }
             next = entry
         } catch {
             log.error("cannot read the outbox", ["error": "\(error)"])
@@ -97,7 +141,8 @@ public final class AnalyticsReporter {
         }
         event.seq = Int(next.seq)
         let sentIn = generation
-        inFlight = fetcher.post(configuration.url, body: JSONCoding.encode(event), contentType: "application/json") { [weak self] result in
+        inFlight = fetcher.post(configuration.url, body: JSONCoding.encode(event), contentType: "application/json",
+                                headers: configuration.headers) { [weak self] result in
             guard let self else { return }
             guard sentIn == self.generation else {
                 // Dropped while it was on its way: nothing to record; go on with what is pending.
@@ -135,6 +180,7 @@ public final class AnalyticsReporter {
         let pending = (try? outbox.counters().pending) ?? 0
         onUpdate?(AnalyticsUpdate(seq: Int(entry.seq), event: kind, outcome: outcome, reason: reason, pending: pending))
         if outcome == .retrying {
+            finishFlush(.failure(APIError(.networkError, "the collector did not take event \(entry.seq): \(reason ?? "")")))
             retryTimer = OneShotTimer(milliseconds: UInt32(backoffSeconds * 1000)) { [weak self] in
                 self?.retryTimer = nil
                 self?.deliverNext()

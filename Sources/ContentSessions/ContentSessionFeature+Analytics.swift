@@ -23,9 +23,38 @@ extension ContentSessionFeature {
         return analyticsStatus()
     }
 
+    /// `PATCH /v1/analytics`: `409 invalid_state` without `--analytics-url` (there is no
+    /// collector to turn on).
+    public func updateAnalytics(_ patch: AnalyticsPatch) throws(APIError) -> AnalyticsStatus {
+        guard let reporter else {
+            throw APIError(.invalidState, "analytics need a collector: start the daemon with --analytics-url")
+        }
+        let intervalChanged = patch.interval.map { $0 != reporter.configuration.interval } ?? false
+        reporter.update(enabled: patch.enabled, interval: patch.interval)
+        if intervalChanged || patch.enabled == false, analyticsTimer != nil {
+            // The next `playing` comes a whole new interval from now (or never, when off).
+            analyticsTimer?.cancel()
+            analyticsTimer = nil
+            if let progress = player?.progress, progress.state == .playing { startTimers(for: progress) }
+        }
+        return analyticsStatus()
+    }
+
+    /// `POST /v1/analytics/flush`: answers with the counters once nothing is pending, or
+    /// with the failure that stopped the delivery.
+    public func flushAnalytics(completion: @escaping (Result<AnalyticsStatus, APIError>) -> Void) {
+        guard let reporter else {
+            return completion(.failure(APIError(.invalidState, "analytics need a collector: start the daemon with --analytics-url")))
+        }
+        reporter.flush { [weak self] result in
+            guard let self else { return }
+            completion(result.map { self.analyticsStatus() })
+        }
+    }
+
     /// Commits one event. A full disk is logged; playback goes on.
     func record(_ kind: AnalyticsEvent.Kind, _ progress: PlaybackProgress) {
-        guard let reporter else { return }
+        guard let reporter, reporter.isEnabled else { return }
         let info = progress.source
         let event = AnalyticsEvent(event: kind, time: AnalyticsTime.timestamp(), contentId: info.contentId, userId: info.userId,
                                    originalUrl: info.originalUrl, uri: info.uri,

@@ -99,8 +99,8 @@ public final class ContentSessionFeature: PlayerFeature {
         record(.end, progress)
     }
 
-    private func startTimers(for progress: PlaybackProgress) {
-        if analyticsTimer == nil, let reporter {
+    func startTimers(for progress: PlaybackProgress) {
+        if analyticsTimer == nil, let reporter, reporter.isEnabled {
             analyticsTimer = LoopTimer(milliseconds: UInt32(reporter.configuration.interval * 1000)) { [weak self] in
                 guard let self, let progress = self.player?.progress else { return }
                 self.record(.playing, progress)

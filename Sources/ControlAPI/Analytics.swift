@@ -78,3 +78,30 @@ public struct AnalyticsUpdate: Codable, Sendable, Equatable {
         self.pending = pending
     }
 }
+
+/// `PATCH /v1/analytics`: turns recording on or off and changes the `playing` interval, at
+/// run time (API-2 §2). Until the daemon restarts: the flags give the values it starts with.
+public struct AnalyticsPatch: Codable, Sendable, Equatable {
+    /// The fields of the body.
+    public static let fields = ["enabled", "interval"]
+    public static let intervalRange: ClosedRange<Double> = 1...86_400
+    /// False: no new events are recorded (what is pending is still delivered).
+    public var enabled: Bool?
+    /// Seconds between `playing` events while playing.
+    public var interval: Double?
+
+    public init(enabled: Bool? = nil, interval: Double? = nil) {
+        self.enabled = enabled
+        self.interval = interval
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try UnknownKeys.reject(in: decoder, allowed: Set(Self.fields))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled)
+        interval = try c.decodeIfPresent(Double.self, forKey: .interval)
+        if let interval, !Self.intervalRange.contains(interval) {
+            throw APIError(.invalidArgument, "'interval' must be 1 to 86400 seconds")
+        }
+    }
+}

@@ -247,7 +247,7 @@ public enum RequestHeaders {
     static let forbidden: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
                                          "trailer", "transfer-encoding", "upgrade", "host", "content-length"]
 
-    static func validate(_ headers: [String: String], field: String) throws(APIError) {
+    public static func validate(_ headers: [String: String], field: String) throws(APIError) {
         let token = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
         for (name, value) in headers {
             guard !name.isEmpty, name.allSatisfy({ token.contains($0) }) else {

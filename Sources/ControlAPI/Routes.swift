@@ -10,6 +10,9 @@ public struct Route: Sendable, Hashable {
         /// The analytics outbox's counters; and dropping what is pending.
         case analyticsStatus
         case analyticsDrop
+        /// Recording on or off and the interval, at run time; sending what is pending now.
+        case analyticsUpdate
+        case analyticsFlush
         case queue
         case events
         case health
@@ -66,6 +69,8 @@ public enum Routes {
         Route("GET", "/v1/snapshot.jpg", .snapshotImage),
         Route("GET", "/v1/analytics", .analyticsStatus),
         Route("DELETE", "/v1/analytics", .analyticsDrop),
+        Route("PATCH", "/v1/analytics", .analyticsUpdate, bodyFields: AnalyticsPatch.fields),
+        Route("POST", "/v1/analytics/flush", .analyticsFlush),
         Route("GET", "/v1/queue", .queue),
         Route("GET", "/v1/events", .events),
         Route("GET", "/healthz", .health),

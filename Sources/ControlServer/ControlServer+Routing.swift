@@ -111,14 +111,8 @@ extension ControlServer {
             replyWithFrame(msg, route: route.path, query: query)
         case .queue:
             reply(msg, route: route.path, status: 200, player.queueInfo)
-        case .analyticsStatus:
-            reply(msg, route: route.path, status: 200, contentSessions?.analyticsStatus() ?? ContentSessionFeature.disabledAnalyticsStatus)
-        case .analyticsDrop:
-            do throws(APIError) {
-                reply(msg, route: route.path, status: 200, try contentSessions?.dropPendingAnalytics() ?? ContentSessionFeature.disabledAnalyticsStatus)
-            } catch {
-                reply(msg, route: route.path, error: error)
-            }
+        case .analyticsStatus, .analyticsDrop, .analyticsUpdate, .analyticsFlush:
+            handleAnalytics(route, msg)
         case .health:
             reply(msg, route: route.path, status: 200, Health(status: "ok", version: MarqueeVersion.current, gstreamer: player.gstreamerVersion))
         case .metrics:

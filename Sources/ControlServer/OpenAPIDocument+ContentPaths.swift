@@ -15,6 +15,23 @@ extension OpenAPIDocument {
         "description":"Drops every pending event (a large backlog the collector will never take); they count as `dropped`. Answers with the counters.",
         "tags":["content"],
         "responses":{"200":{"description":"The counters after the drop.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsStatus"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"default":{"$ref":"#/components/responses/Error"}}
+       },
+       "patch":{
+        "operationId":"updateAnalytics",
+        "summary":"Turn analytics on or off; change the interval",
+        "description":"At run time, until the daemon restarts (the flags give the values it starts with). `enabled: false` records no new events (what is pending is still delivered, and `flush` still sends it); `true` records again. `interval` (1 to 86400 s) is the time between `playing` events; a change restarts the wait for the next one. Without `--analytics-url` there is no collector: `409 invalid_state`. Answers with the counters.",
+        "tags":["content"],
+        "requestBody":{"required":true,"content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsPatch"}}}},
+        "responses":{"200":{"description":"The counters, with `enabled` and `interval` as they are now.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsStatus"}}}},"400":{"$ref":"#/components/responses/BadRequest"},"401":{"$ref":"#/components/responses/Unauthorized"},"409":{"description":"`invalid_state`: the daemon has no `--analytics-url`.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},"default":{"$ref":"#/components/responses/Error"}}
+       }
+      },
+      "/v1/analytics/flush":{
+       "post":{
+        "operationId":"flushAnalytics",
+        "summary":"Send what is pending now",
+        "description":"Sends the pending events at once, in order, without waiting out a retry's backoff, and answers once nothing is pending (events the collector refuses with a 4xx count as `failed` and the flush goes on). When a delivery fails (the collector is down or answers 5xx) it answers `422 network_error` with the reason; the events stay pending and are retried as usual. Without `--analytics-url`: `409 invalid_state`. The collector's headers come from `--analytics-header \"Name: value\"` (repeatable).",
+        "tags":["content"],
+        "responses":{"200":{"description":"Nothing is pending: the counters.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/AnalyticsStatus"}}}},"401":{"$ref":"#/components/responses/Unauthorized"},"409":{"description":"`invalid_state`: the daemon has no `--analytics-url`.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},"422":{"description":"`network_error`: a delivery failed; what is pending stays pending.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/ErrorReply"}}}},"default":{"$ref":"#/components/responses/Error"}}
        }
       }
     """#
@@ -47,6 +64,11 @@ extension OpenAPIDocument {
         "type":"object",
         "required":["items","index","loop"],
         "properties":{"items":{"type":"array","items":{"type":"object","required":["uri"],"properties":{"uri":{"type":"string"},"contentId":{"type":"string"}}}},"index":{"type":["integer","null"],"minimum":0,"description":"The item playing (or last played)."},"loop":{"type":"boolean"}}
+       },
+       "AnalyticsPatch":{
+        "type":"object",
+        "additionalProperties":false,
+        "properties":{"enabled":{"type":["boolean","null"],"description":"False: record no new events."},"interval":{"type":["number","null"],"minimum":1,"maximum":86400,"description":"Seconds between `playing` events while playing."}}
        },
        "AnalyticsStatus":{
         "type":"object",

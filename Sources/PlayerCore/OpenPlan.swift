@@ -59,6 +59,7 @@ struct OpenPlan: Sendable, Equatable {
         }
         source.info.userId = request.userId
         source.info.originalUrl = request.originalUrl
+        if request.protected == true { source.info.protected = true }
         self.request = request
         self.source = source
         timeshiftWindow = window

@@ -45,6 +45,9 @@ final class PlaybackSession {
     /// The header proxy's session, when the open asked for request headers.
     var proxyToken: String?
     var requestHeaders: [String: String] = [:]
+    /// The item's own watermark (`open {"watermark"}`), its ids filled in; drawn instead of
+    /// the player's while this session is loaded.
+    var itemWatermark: WatermarkRequest?
 
     // The session's concerns, each a controller with its own state, timers and fetches,
     // closed by `close()`: nothing of a closed session fires afterwards. Set by the open

@@ -65,7 +65,49 @@ extension Player {
 
     // MARK: Watermark
 
+    /// `PUT /v1/overlays/watermark`: the player's own watermark, drawn whenever the loaded
+    /// item has none of its own.
     func setWatermark(_ request: WatermarkRequest) throws(APIError) {
+        _ = try watermarkOverlay(for: request)  // a bad image refuses the command
+        watermarkRequest = request
+        showWatermark()
+    }
+
+    func removeWatermark() {
+        watermarkRequest = nil
+        showWatermark()
+    }
+
+    /// The watermark to draw: the loaded item's own (`open {"watermark"}`), else the
+    /// player's.
+    var wantedWatermark: WatermarkRequest? { session?.itemWatermark ?? watermarkRequest }
+
+    /// Draws `wantedWatermark` when it is not what is drawn, and tells the clients. Called
+    /// when either changes: a command, an open, a close, a gapless switch.
+    func showWatermark() {
+        let wanted = wantedWatermark
+        guard wanted != drawnWatermark else { return }
+        watermarkTimer?.cancel()
+        watermarkTimer = nil
+        drawnWatermark = wanted
+        guard let wanted, let overlay = try? watermarkOverlay(for: wanted) else {
+            // Checked when it was given; an image removed since draws nothing.
+            output.watermark = nil
+            publish(.watermark(nil))
+            return
+        }
+        output.watermark = overlay
+        if wanted.position == .random {
+            watermarkTimer = LoopTimer(milliseconds: UInt32(wanted.interval * 1000)) { [weak self] in
+                self?.output.watermark?.spot = Self.randomSpot()
+            }
+        }
+        publish(.watermark(wanted))
+    }
+
+    /// The request resolved into what the output stage draws; throws for an image that is
+    /// not a readable PNG under the media roots.
+    func watermarkOverlay(for request: WatermarkRequest) throws(APIError) -> WatermarkOverlay {
         let content: WatermarkOverlay.Content
         if let text = request.text {
             content = .text(BasicMarkup.escape(text))
@@ -81,26 +123,18 @@ extension Player {
             }
             content = .image(path: file.path, aspect: Double(size.width) / Double(size.height))
         }
-        watermarkTimer?.cancel()
-        watermarkTimer = nil
-        watermarkRequest = request
-        output.watermark = WatermarkOverlay(content: content, size: request.size, color: request.color, opacity: request.opacity,
-                                            position: request.position, spot: request.position == .random ? Self.randomSpot() : nil)
-        if request.position == .random {
-            watermarkTimer = LoopTimer(milliseconds: UInt32(request.interval * 1000)) { [weak self] in
-                self?.output.watermark?.spot = Self.randomSpot()
-            }
-        }
-        publish(.watermark(request))
+        return WatermarkOverlay(content: content, size: request.size, color: request.color, opacity: request.opacity,
+                                position: request.position, spot: request.position == .random ? Self.randomSpot() : nil)
     }
 
-    func removeWatermark() {
-        watermarkTimer?.cancel()
-        watermarkTimer = nil
-        let had = watermarkRequest != nil
-        watermarkRequest = nil
-        output.watermark = nil
-        if had { publish(.watermark(nil)) }
+    /// An item's watermark as it is drawn for this viewing: `{userId}` and `{contentId}` in
+    /// its text replaced (by nothing when the open gave none). Replaced before the markup is
+    /// escaped, so an id cannot add markup.
+    static func itemWatermark(_ request: WatermarkRequest, contentId: String?, userId: String?) -> WatermarkRequest {
+        guard let text = request.text else { return request }
+        var item = request
+        item.text = text.replacing("{userId}", with: userId ?? "").replacing("{contentId}", with: contentId ?? "")
+        return item
     }
 
     /// Anywhere in the frame (fractions of the free space), a different place each time.
@@ -137,6 +171,10 @@ extension Player {
     /// The composed frame now on screen. `no_video` (503) when nothing with video is
     /// playing: idle, an audio-only source, or before the first frame.
     public func currentFrame() throws(APIError) -> Sample {
+        if session?.source.info.protected == true {
+            // What the panel shows is not protected (HDMI carries it); copies through the API are.
+            throw APIError(.protectedContent, "protected content is playing: no snapshots until it ends")
+        }
         let mainHasVideo = session?.hasShownVideo == true
         let insetHasVideo = pip?.showsFrames == true && pip?.videoSize != nil
         guard output.isRunning, mainHasVideo || insetHasVideo, let frame = output.currentFrame() else {

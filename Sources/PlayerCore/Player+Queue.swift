@@ -116,7 +116,10 @@ extension Player {
     private func nextGaplessItem() -> GaplessController.Item? {
         guard !machine.repeatOne, let queue, let next = index(after: queue.index ?? -1, in: queue) else { return nil }
         let request = queue.items[next]
+        // Items with their own watermark, protection, key service or resolver open as usual:
+        // those apply at an open.
         guard request.subtitle == nil, request.start == nil, request.timeshift == nil, !request.needsRequestHeaders,
+              request.watermark == nil, request.protected != true, request.keyService == nil, request.resolve != true,
               let resolved = try? configuration.resolver.resolve(request), resolved.isLocalFile else { return nil }
         return GaplessController.Item(index: next, request: request, source: resolved)
     }
@@ -136,6 +139,8 @@ extension Player {
         session.source = source
         session.duration = nil
         session.subtitles.removeExternal()
+        session.itemWatermark = nil  // the item that ended had it; this one has none
+        showWatermark()
         watchClock = WatchClock(alreadyWatched: prepared.watched ?? 0)
         watchClock.playing(machine.state == .playing)
         current.index = next.index

@@ -82,6 +82,8 @@ public final class Player {
     lazy var output = OutputStage(videoSink: configuration.sinks.video)
     var pip: PictureInPicture?
     var watermarkRequest: WatermarkRequest?
+    /// The watermark on the output now: the loaded item's own or `watermarkRequest`.
+    var drawnWatermark: WatermarkRequest?
     /// Moves a `random` watermark every `interval` seconds.
     var watermarkTimer: LoopTimer?
     /// The external subtitle cue on screen, and the wake-up at the next cue boundary.
@@ -169,6 +171,11 @@ public final class Player {
         let plan = try OpenPlan(request, resolver: configuration.resolver, timeshiftFolder: configuration.timeshiftFolder,
                                 defaultTimeshiftWindow: configuration.defaultTimeshiftWindow)
         let subtitle = try plan.subtitleURI.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
+        let itemWatermark = try plan.request.watermark.map { (given) throws(APIError) in
+            let watermark = Self.itemWatermark(given, contentId: request.contentId, userId: request.userId)
+            _ = try watermarkOverlay(for: watermark)
+            return watermark
+        }
         var source = plan.source
         let proxyToken = try registerHeaders(of: plan, source: &source)
         // From here on the plan is applied.
@@ -198,6 +205,7 @@ public final class Player {
         watchClock = WatchClock(alreadyWatched: plan.watched)
         newSession.proxyToken = proxyToken
         newSession.requestHeaders = request.requestHeaders
+        newSession.itemWatermark = itemWatermark
         newSession.timeshift = timeshift
         newSession.watchdogs = OpenWatchdogs(session: newSession, host: self, request: original, stallRetries: stallRetries)
         if plan.mayUseHLSDemuxer { newSession.hls = HLSController(session: newSession, host: self, fetcher: fetcher) }
@@ -221,6 +229,7 @@ public final class Player {
         }
         updateLiveTimer()
         updateOutput()
+        showWatermark()
         if let subtitle {
             newSession.subtitles.selectedExternal = attach(subtitle, to: newSession).id
         }
@@ -560,6 +569,7 @@ public final class Player {
         liveTimer = nil
         lastPublishedPosition = nil
         refreshCue()  // clears the cue: no session
+        showWatermark()  // the player's own again, if any
     }
 
     // MARK: Position
@@ -611,7 +621,7 @@ public final class Player {
         s.buffering = machine.bufferingPercent
         s.error = machine.error
         s.pip = pip?.info
-        s.watermark = watermarkRequest
+        s.watermark = drawnWatermark
         s.cue = currentCue
         if let session {
             let offset = timelineOffset

@@ -46,6 +46,18 @@ extension CLICommands {
         CLICommand(words: ["analytics", "clear"], syntax: "", positionals: 0...0,
                    target: .route(method: "DELETE", path: "/v1/analytics", help: "Drop the analytics events not yet sent"),
                    output: .analytics),
+        CLICommand(words: ["analytics", "on"], syntax: "", positionals: 0...0,
+                   target: .route(method: "PATCH", path: "/v1/analytics", help: "Record analytics events again"),
+                   output: .analytics, body: { _ in .object(["enabled": .bool(true)]) }),
+        CLICommand(words: ["analytics", "off"], syntax: "", positionals: 0...0,
+                   target: .route(method: "PATCH", path: "/v1/analytics", help: "Record no new analytics events (pending ones still go)"),
+                   output: .analytics, body: { _ in .object(["enabled": .bool(false)]) }),
+        CLICommand(words: ["analytics", "interval"], syntax: "SECONDS", positionals: 1...1,
+                   target: .route(method: "PATCH", path: "/v1/analytics", help: "Seconds between playing events"),
+                   output: .analytics, body: { input in .object(["interval": try CLIValue.number(input[0], "SECONDS")]) }),
+        CLICommand(words: ["analytics", "flush"], syntax: "", positionals: 0...0,
+                   target: .route(method: "POST", path: "/v1/analytics/flush", help: "Send the pending events now; answers when none is left"),
+                   output: .analytics),
     ]
 
     /// The API's repeat modes, from the `repeat` setting's descriptor.

@@ -13,6 +13,8 @@ extension CLICommands {
                        .value("start", "S", field: "start", "start at S seconds"),
                        .value("timeshift", "WINDOW_S", field: "timeshift", "record a live source for going back"),
                        .value("subtitle", "FILE", field: "subtitle", "an SRT, SAMI or WebVTT file to show", files: true),
+                       .flag("protected", field: "protected", "protected content: no snapshots while it plays"),
+                       .value("watermark", "TEXT", field: "watermark", "a text watermark for this item ({userId}, {contentId} filled in)"),
                    ],
                    completion: .files,
                    body: { input in
@@ -27,6 +29,8 @@ extension CLICommands {
                            body["timeshift"] = .object(["window": try CLIValue.number(window, "--timeshift")])
                        }
                        if let subtitle = input.value("subtitle") { body["subtitle"] = CLIValue.uri(subtitle) }
+                       if input.flag("protected") { body["protected"] = .bool(true) }
+                       if let text = input.value("watermark") { body["watermark"] = .object(["text": .string(text)]) }
                        return .object(body)
                    }),
         CLICommand(words: ["play"], syntax: "", positionals: 0...0, target: .command(.play)),

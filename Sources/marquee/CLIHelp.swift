@@ -16,6 +16,7 @@ enum CLIHelp {
                     [--log-level debug|info|warning|error] [--preload-plugins]
                     [--timeshift-window SECONDS]   (record live sources for going back; 0: off)
                     [--analytics-url URL] [--analytics-interval SECONDS]   (playback events, default every 180 s)
+                    [--analytics-header "NAME: VALUE"]...   (sent to the collector, an Authorization for example)
                     [--library-quota BYTES] [--download-rate BYTES_PER_S]   (the offline library's downloads)
                     [--key-file PATH]   (the device key; default DATA_DIR/device.key, made at first start)
                     [--license-url URL]   (asked for a new licence before a spent copy is refused)

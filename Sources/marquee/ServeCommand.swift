@@ -19,7 +19,7 @@ enum ServeCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         let args = try ParsedArguments(arguments,
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
-                           "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval",
+                           "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval", "analytics-header",
                            "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file", "license-url"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
@@ -64,6 +64,7 @@ enum ServeCommand {
             }
             return seconds
         } ?? 180
+        let analyticsHeaders = try Self.analyticsHeaders(args.values("analytics-header"))
         // Resume points and the analytics outbox. A corrupt or locked database stops the start
         // with its reason: events acknowledged as recorded must never be lost silently.
         let storage: DaemonStorage
@@ -92,7 +93,8 @@ enum ServeCommand {
                                                      timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow,
                                                      reconnectTimeout: reconnectTimeout))
             let analytics = analyticsURL.map {
-                AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval), outbox: storage.analytics)
+                AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval, headers: analyticsHeaders),
+                                  outbox: storage.analytics)
             }
             // Analytics and resume points hear the player from outside the core.
             let contentSessions = ContentSessionFeature(resume: storage.resume, analytics: analytics)
@@ -151,6 +153,22 @@ enum ServeCommand {
     }
 
     /// `--library-quota BYTES`, `--download-rate BYTES_PER_S`, `--key-file PATH`, `--license-url URL`.
+    /// `--analytics-header "Name: value"` (repeatable): headers for the collector, checked
+    /// like an open's request headers (no line breaks, no hop-by-hop names).
+    private static func analyticsHeaders(_ given: [String]) throws -> [String: String] {
+        var headers: [String: String] = [:]
+        for text in given {
+            guard let colon = text.firstIndex(of: ":"), !text[..<colon].trimmingWhitespace().isEmpty else {
+                throw UsageError("--analytics-header must be \"Name: value\"")
+            }
+            headers[text[..<colon].trimmingWhitespace()] = text[text.index(after: colon)...].trimmingWhitespace()
+        }
+        do throws(APIError) { try RequestHeaders.validate(headers, field: "--analytics-header") } catch {
+            throw UsageError(error.message)
+        }
+        return headers
+    }
+
     private static func libraryConfiguration(_ args: ParsedArguments, dataDirectory: String) throws -> Library.Configuration {
         func bytes(_ option: String) throws -> Int64? {
             try args.value(option).map { text in

@@ -33,6 +33,7 @@ CHECK_NAMES = [
     "check_pause_and_play_buttons",
     "check_math_cue",
     "check_preview",
+    "check_protected_preview",
     "check_open_from_page",
     "check_track_controls",
     "check_variant_control",
@@ -241,6 +242,23 @@ class DashboardTest:
                       lambda: (self.js(script) or {}).get("w", 0) > 0,
                       describe=lambda: f"image: {self.js(script)}")
         self.sized_screenshot("dashboard-phone.png", 390, 844, mobile=True)
+
+    def check_protected_preview(self):
+        """Protected content: the preview says so and shows no frame; the next item shows frames"""
+        self.source_change("API open clip.mp4 protected")
+        # A preview poll on its way at the switch may meet the refusal: expected.
+        self.provoked.append(("/v1/snapshot.jpg", 403, time.time() * 1000))
+        status, reply = self.daemon.request("POST", "/v1/player/open?wait=playing&timeout=15",
+                                            {"uri": self.clip, "protected": True})
+        assert status == 200 and reply.get("source", {}).get("protected") is True, f"open answered {status}: {reply}"
+        script = ("const i = document.querySelector('img[data-field=preview]');"
+                  "const m = document.querySelector('[data-field=preview-message]');"
+                  "return {imgHidden: !i || i.hidden, message: m ? m.textContent : ''}")
+        self.wait_for("the preview saying the content is protected, with no frame",
+                      lambda: (lambda v: v["imgHidden"] and "Protected" in v["message"])(self.js(script)),
+                      describe=lambda: f"preview: {self.js(script)}")
+        self.api_open(self.clip)
+        self.wait_preview_frame()
 
     def check_open_from_page(self):
         """The open form plays a file"""

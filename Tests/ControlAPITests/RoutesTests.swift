@@ -69,7 +69,7 @@ final class RoutesTests: XCTestCase {
         Row("POST", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT", "PATCH"])),
         Row("DELETE", "/v1/queue", .methodNotAllowed(allowed: ["GET", "PUT", "PATCH"])),
         Row("GET", "/v1/queue/next", .methodNotAllowed(allowed: ["POST"])),
-        Row("POST", "/v1/analytics", .methodNotAllowed(allowed: ["GET", "DELETE"])),
+        Row("POST", "/v1/analytics", .methodNotAllowed(allowed: ["GET", "DELETE", "PATCH"])),
         // No such path. libsoup matches by prefix, so prefixes and extensions must not match.
         Row("GET", "/", .notFound),
         Row("GET", "", .notFound),

@@ -21,6 +21,9 @@ const SHOWING = new Set(['playing', 'paused', 'buffering']);
 /// (idle, opening, audio only), and a browser logs every such answer as an error, so the
 /// page asks only when the state says there is a picture.
 function expectPicture(player) {
+  // Protected content (open {"protected": true}): the daemon refuses snapshots (403), and
+  // the page says why instead of keeping the last frame of what played before.
+  if (player.source?.protected) return { poll: false, placeholder: 'Protected content: no preview' };
   const videoTracks = player.tracks?.video ?? [];
   const anyTracks = videoTracks.length + (player.tracks?.audio?.length ?? 0) > 0;
   const mainShows = Boolean(player.source) && SHOWING.has(player.state) && (videoTracks.length > 0 || !anyTracks);
