@@ -70,6 +70,26 @@ final class ProtectedItemTests: XCTestCase {
         XCTAssertNotNil(long)
     }
 
+    /// A queue item's own watermark shows while that item plays, and goes with it: the next
+    /// item (followed gaplessly, a plain file) shows none.
+    func testQueueItemWatermarkLastsAsLongAsItsItem() throws {
+        let first = try OutputFixtures.solidClip(.black, seconds: 3)
+        let second = try OutputFixtures.solidClip(.black, seconds: 30)
+        let (status, body) = try daemon.send("PUT", "/v1/queue", ["items": [
+            ["uri": first.path, "contentId": "ad-1", "watermark": ["text": "AD {contentId}", "color": "#FF0000FF", "size": 0.1]],
+            ["uri": second.path, "contentId": "film-2"],
+        ]])
+        XCTAssertEqual(status, 200, "\(body)")
+        try daemon.waitForFrame("the first item's red text", width: Self.readWidth, height: Self.readHeight) { Self.atBottomRight($0) }
+        _ = try daemon.waitFor("the second item plays", timeout: 10) {
+            ($0["source"] as? [String: Any])?["contentId"] as? String == "film-2" && $0.state == "playing"
+        }
+        XCTAssertNil(try daemon.snapshot()["watermark"] as? [String: Any], "no watermark once the item ended")
+        try daemon.waitForFrame("no red text on the second item", width: Self.readWidth, height: Self.readHeight) {
+            $0.count(where: \.isReddish) <= 2
+        }
+    }
+
     /// Red text along the bottom, ending at the right edge (a long text reaches past the
     /// middle, so not a quadrant test).
     static func atBottomRight(_ frame: FramePixels) -> Bool {
