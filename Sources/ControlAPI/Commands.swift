@@ -293,8 +293,10 @@ public struct KeyServiceRequest: Codable, Sendable, Equatable {
         uri = try c.decode(String.self, forKey: .uri)
         headers = try c.decodeIfPresent([String: String].self, forKey: .headers)
         try checkURILength(uri, field: "keyService.uri")
+        // As the OpenAPI document's pattern says: the scheme, then something that is not a space.
         let lower = uri.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), uri.count > 8 else {
+        let rest = lower.hasPrefix("http://") ? lower.dropFirst(7) : lower.hasPrefix("https://") ? lower.dropFirst(8) : nil
+        guard let first = rest?.first, !first.isWhitespace else {
             throw APIError(.invalidArgument, "'keyService.uri' must be an http(s) URL")
         }
         try RequestHeaders.validate(headers ?? [:], field: "keyService.headers")
