@@ -44,6 +44,8 @@ final class PlaybackSession {
 
     /// The header proxy's session, when the open asked for request headers.
     var proxyToken: String?
+    /// A source from the URL resolver: its proxy session's refresher (a reconnect expires it).
+    var reauthorizer: ProxyReauthorizer?
     var requestHeaders: [String: String] = [:]
 
     // The session's concerns, each a controller with its own state, timers and fetches,
