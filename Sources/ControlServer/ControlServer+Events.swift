@@ -81,6 +81,16 @@ extension ControlServer {
         case .success(let message):
             if case .open(let request) = message.command, let library, library.mayRenew(before: request) {
                 library.renew(before: request) { [weak self] in self?.send(message, for: client) }
+            } else if case .open(let request) = message.command, request.resolve == true {
+                // Answered once the URL resolver answered and the open was applied.
+                do throws(APIError) {
+                    try player.openResolving(request) { outcome in
+                        if case .failure(let error) = outcome { client.reply(WebSocketReply(id: message.id, error: error)) }
+                        else { client.reply(WebSocketReply(id: message.id)) }
+                    }
+                } catch {
+                    client.reply(WebSocketReply(id: message.id, error: error))
+                }
             } else {
                 send(message, for: client)
             }

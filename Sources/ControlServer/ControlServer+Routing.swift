@@ -153,9 +153,37 @@ extension ControlServer {
                 }
                 return
             }
+            if case .open(let request) = command, request.resolve == true {
+                openResolving(request, wait: wait, msg, route: route)
+                return
+            }
             execute(command, wait: wait, msg, route: route)
         } catch {
             reply(msg, route: route.path, error: error)
+        }
+    }
+
+    /// `open {"resolve": true}`: the reply is held (the soup message paused, not the thread)
+    /// until the URL resolver answered and the open was applied, as for a licence renewal;
+    /// a resolver failure answers `422 resolver_error` and leaves playback untouched.
+    private func openResolving(_ request: OpenRequest, wait: WaitRequest?, _ msg: SoupMessage, route: Route) {
+        g_object_ref(UnsafeMutableRawPointer(msg.raw))
+        msg.pause()
+        let finish: @Sendable @GLibActor (Result<PlayerSnapshot, APIError>) -> Void = { [weak self] outcome in
+            msg.unpause()
+            defer { g_object_unref(UnsafeMutableRawPointer(msg.raw)) }
+            guard let self else { return }
+            switch outcome {
+            case .success(let snapshot):
+                if let wait { self.startWait(wait, msg, route: route.path) } else { self.reply(msg, route: route.path, status: 200, snapshot) }
+            case .failure(let error):
+                self.reply(msg, route: route.path, error: error)
+            }
+        }
+        do throws(APIError) {
+            try player.openResolving(request, completion: finish)
+        } catch {
+            finish(.failure(error))
         }
     }
 

@@ -21,6 +21,8 @@ public final class LoopbackProxy: @unchecked Sendable {
     public struct Session: Sendable {
         public var headers: [String: String]
         public var keyHeaders: [String: String]
+        /// A session playing a URL from the URL resolver: asks it again on 401/403.
+        public var reauthorizer: ProxyReauthorizer?
         public init(headers: [String: String], keyHeaders: [String: String]) {
             self.headers = headers
             self.keyHeaders = keyHeaders
@@ -105,8 +107,9 @@ public final class LoopbackProxy: @unchecked Sendable {
         // the origin fetch is cancelled and the message is never touched again (libsoup
         // refuses to unpause a finished message).
         let exchange = ProxyExchange()
-        exchange.fetch = origins.client.send("GET", origin, headers: headers) { [weak self] result in
-            guard !exchange.clientGone else { return }
+        let client = origins.client
+        weak let proxy = self
+        func respond(_ result: Result<FetchedResource, FetchError>) {
             exchange.responded = true
             defer {
                 g_signal_handler_disconnect(UnsafeMutableRawPointer(msg), exchange.finishedHandler)
@@ -119,9 +122,9 @@ public final class LoopbackProxy: @unchecked Sendable {
             case .success(let resource):
                 var body = resource.body
                 var type = resource.contentType ?? "application/octet-stream"
-                if let self, isPlaylist(resource), let text = String(data: body, encoding: .utf8),
+                if let proxy, isPlaylist(resource), let text = String(data: body, encoding: .utf8),
                    let base = URL(string: resource.finalURL) {
-                    body = Data(PlaylistRewriter.rewrite(text, base: base) { self.url(for: $0, token: token, isKey: $1) }.utf8)
+                    body = Data(PlaylistRewriter.rewrite(text, base: base) { proxy.url(for: $0, token: token, isKey: $1) }.utf8)
                     type = "application/vnd.apple.mpegurl"
                 }
                 soup_server_message_set_status(msg, UInt32(resource.status), nil)
@@ -133,6 +136,29 @@ public final class LoopbackProxy: @unchecked Sendable {
                                                      bytes.baseAddress?.assumingMemoryBound(to: CChar.self), UInt(bytes.count))
                 }
             }
+        }
+        // A session from the URL resolver may have a fresh entry URL and headers, and asks the
+        // resolver again once when the origin refuses (ProxyReauthorizer).
+        let reauthorizer = session.reauthorizer
+        func fetch(retried: Bool) {
+            let route = reauthorizer?.route(origin, headers: headers)
+            exchange.fetch = client.send("GET", route?.url ?? origin, headers: route?.headers ?? headers) { result in
+                guard !exchange.clientGone else { return }
+                if !retried, let reauthorizer, let route, case .failure(let failure) = result,
+                   reauthorizer.refreshes(status: failure.status, for: route.url) {
+                    reauthorizer.refresh(since: route.generation, using: client) { renewed in
+                        guard !exchange.clientGone else { return }
+                        if renewed { fetch(retried: true) } else { respond(result) }
+                    }
+                    return
+                }
+                respond(result)
+            }
+        }
+        if let reauthorizer {
+            reauthorizer.prepare(origin, using: client) { if !exchange.clientGone { fetch(retried: false) } }
+        } else {
+            fetch(retried: false)
         }
         exchange.finishedHandler = connectFinished(onServerThread: msg) {
             guard !exchange.responded, !exchange.clientGone else { return }

@@ -44,6 +44,8 @@ final class PlaybackSession {
 
     /// The header proxy's session, when the open asked for request headers.
     var proxyToken: String?
+    /// A source from the URL resolver: its proxy session's refresher (a reconnect expires it).
+    var reauthorizer: ProxyReauthorizer?
     var requestHeaders: [String: String] = [:]
     /// The item's own watermark (`open {"watermark"}`), its ids filled in; drawn instead of
     /// the player's while this session is loaded.

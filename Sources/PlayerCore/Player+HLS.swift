@@ -44,7 +44,7 @@ extension Player {
     /// hlsdemux2 reports each download; the URL tells which variant it came from.
     func noteDownload(_ fields: [String: String], in session: PlaybackSession) {
         guard let hls = session.hls, hls.ladder != nil, let reported = fields["uri"],
-              hls.noteDownload(session.proxyToken == nil ? reported : proxy.origin(of: reported)) else { return }
+              hls.noteDownload(session.source.originURI == nil ? reported : proxy.origin(of: reported)) else { return }
         publish(.variant(hls.variantState))
     }
 

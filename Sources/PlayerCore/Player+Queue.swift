@@ -7,7 +7,8 @@ import GStreamerKit
 /// playbin3 is given its URI in `about-to-finish` and the player switches its books at the
 /// next STREAM_START. Otherwise the next item opens in a new pipeline at the end (a short
 /// gap). `loop` (or `repeat: "all"`) starts again after the last; `repeat: "one"` repeats the
-/// item. An open from outside the queue ends it.
+/// item. An open from outside the queue ends it. An item with `resolve` opens once the URL
+/// resolver answered (Player+Resolve.swift), never gaplessly.
 struct PlayQueue {
     var items: [OpenRequest]
     var index: Int?
@@ -31,8 +32,11 @@ extension Player {
         }
         // Every item is checked now, so a typo in item 7 is an error here, not at 3 am. An
         // item that names only a content id (an offline copy) is checked when it plays: its
-        // licence may be renewed or spent by then.
-        for (index, item) in request.items.enumerated() where !item.namesOnlyContent {
+        // licence may be renewed or spent by then; one the URL resolver names, when it plays.
+        for (index, item) in request.items.enumerated() where item.resolve == true && urlResolver == nil {
+            throw APIError(.resolverError, "queue item \(index): 'resolve' needs the daemon to be started with --url-resolver")
+        }
+        for (index, item) in request.items.enumerated() where !item.namesOnlyContent && item.resolve != true {
             do throws(APIError) {
                 _ = try configuration.resolver.resolve(item)
             } catch {

@@ -22,13 +22,18 @@ public final class Player {
         /// Seconds an http(s) source that played may fail before the player gives up
         /// (`--reconnect-timeout`); 0: no reconnecting, a network error ends playback.
         public var reconnectTimeout: Double
+        /// `--url-resolver`: asked for the URL of `open {"contentId", "resolve": true}`; nil:
+        /// such opens are `resolver_error`.
+        public var urlResolver: String?
         public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver(),
-                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil, reconnectTimeout: Double = 120) {
+                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil, reconnectTimeout: Double = 120,
+                    urlResolver: String? = nil) {
             self.sinks = sinks
             self.resolver = resolver
             self.timeshiftFolder = timeshiftFolder
             self.defaultTimeshiftWindow = defaultTimeshiftWindow
             self.reconnectTimeout = reconnectTimeout
+            self.urlResolver = urlResolver
         }
         public static let reconnectTimeoutRange: ClosedRange<Double> = 0...86_400
     }
@@ -95,6 +100,10 @@ public final class Player {
     var features: [any PlayerFeature] = []
     /// The playlist being played, if any (Player+Queue.swift).
     var queue: PlayQueue?
+    /// Asks `--url-resolver` (Player+Resolve.swift); nil without one.
+    lazy var urlResolver: URLResolver? = configuration.urlResolver.map { URLResolver(endpoint: $0) }
+    /// Numbers commands that replace what plays: a resolution answered after a later one is dropped.
+    var openGeneration = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -161,10 +170,20 @@ public final class Player {
     /// `stallRetries`-th: what was loaded never played, so features are not told it is being
     /// replaced (its position 0 would overwrite the viewer's resume point, and the retry
     /// would start at 0).
-    func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false, stallRetries: Int = 0) throws(APIError) {
+    /// `resolved`: what the URL resolver answered for `original` (`resolve: true`), which
+    /// is otherwise asked first (Player+Resolve.swift).
+    func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false, stallRetries: Int = 0,
+              resolved: ResolvedURL? = nil) throws(APIError) {
+        if original.resolve == true, resolved == nil {
+            try openResolving(original, fromQueue: fromQueue, retrying: retrying, stallRetries: stallRetries)
+            return
+        }
+        openGeneration += 1
+        var resolvedRequest = original
+        if let resolved { resolvedRequest.uri = resolved.uri }
         // Features adjust the request first (a resume point's start and watched time); they
         // are told what plays now, which this open replaces if it goes ahead.
-        let request = try prepareOpen(original, replacing: retrying ? nil : progress)
+        let request = try prepareOpen(resolvedRequest, replacing: retrying ? nil : progress)
         // Everything that can refuse the open, before anything changes: the plan (pure), the
         // subtitle file (a bad one refuses the whole open and the current playback goes on
         // untouched), and the header proxy's session.
@@ -177,7 +196,9 @@ public final class Player {
             return watermark
         }
         var source = plan.source
-        let proxyToken = try registerHeaders(of: plan, source: &source)
+        let reauthorizer = plan.request.localCopy == nil ? resolved.flatMap { makeReauthorizer(for: request, $0) } : nil
+        if let resolved, reauthorizer != nil { source.info.uri = resolved.displayURI }  // never the token
+        let proxyToken = try registerHeaders(of: plan, source: &source, reauthorizer: reauthorizer)
         // From here on the plan is applied.
         let replacedLadder = session?.hls?.ladder.map { !$0.variants.isEmpty } ?? false
         closeSession()
@@ -204,6 +225,7 @@ public final class Player {
         }
         watchClock = WatchClock(alreadyWatched: plan.watched)
         newSession.proxyToken = proxyToken
+        newSession.reauthorizer = reauthorizer
         newSession.requestHeaders = request.requestHeaders
         newSession.itemWatermark = itemWatermark
         newSession.timeshift = timeshift
@@ -242,11 +264,17 @@ public final class Player {
 
     /// Registers the open's request headers with the header proxy and points `source` at
     /// it; nil when the open has none.
-    private func registerHeaders(of plan: OpenPlan, source: inout ResolvedSource) throws(APIError) -> String? {
-        guard let headers = plan.proxiedHeaders else { return nil }
+    /// A source from the URL resolver always plays through the proxy, which asks the
+    /// resolver again when the origin refuses; Marquee's own requests (the master, probes)
+    /// go through it too (no `originURI`), as a single-use URL serves one request only.
+    private func registerHeaders(of plan: OpenPlan, source: inout ResolvedSource,
+                                 reauthorizer: ProxyReauthorizer?) throws(APIError) -> String? {
+        guard let headers = plan.proxiedHeaders ?? (reauthorizer != nil ? ([:], [:]) : nil) else { return nil }
         do {
-            let token = try proxy.register(.init(headers: headers.headers, keyHeaders: headers.keyHeaders))
-            source.originURI = source.playbackURI
+            var session = LoopbackProxy.Session(headers: headers.headers, keyHeaders: headers.keyHeaders)
+            session.reauthorizer = reauthorizer
+            let token = try proxy.register(session)
+            if reauthorizer == nil { source.originURI = source.playbackURI }
             source.playbackURI = proxy.url(for: source.playbackURI, token: token)
             return token
         } catch {
@@ -255,6 +283,7 @@ public final class Player {
     }
 
     private func stop() {
+        openGeneration += 1  // a resolution still under way is dropped
         guard currentSource != nil else { return }
         closeSession()
         updateOutput()

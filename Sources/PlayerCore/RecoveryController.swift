@@ -121,6 +121,8 @@ final class RecoveryController {
             case .faultBegan(let reason):
                 log.warning("source lost", ["uri": uri, "reason": reason])
             case .release(let again):
+                // A source from the URL resolver asks it again before the origin is tried.
+                session.reauthorizer?.expire()
                 let playback = host.machine
                 if again {
                     // A restarted pipeline failed again: down again, same place to resume.

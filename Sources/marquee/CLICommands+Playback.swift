@@ -9,6 +9,7 @@ extension CLICommands {
                    options: [
                        .value("content-id", "ID", field: "contentId", "the content's id; alone, its offline copy plays"),
                        .value("user-id", "ID", field: "userId", "whose content it is"),
+                       .flag("resolve", field: "resolve", "ask the daemon's --url-resolver for the URL of --content-id"),
                        .flag("paused", field: "autoplay", "open paused (autoplay false)"),
                        .value("start", "S", field: "start", "start at S seconds"),
                        .value("timeshift", "WINDOW_S", field: "timeshift", "record a live source for going back"),
@@ -24,6 +25,7 @@ extension CLICommands {
                        if let userId = input.value("user-id") { body["userId"] = .string(userId) }
                        guard !body.isEmpty else { throw UsageError("open needs a URI or PATH, or --content-id ID") }
                        if input.flag("paused") { body["autoplay"] = .bool(false) }
+                       if input.flag("resolve") { body["resolve"] = .bool(true) }
                        if let start = input.value("start") { body["start"] = try CLIValue.number(start, "--start") }
                        if let window = input.value("timeshift") {
                            body["timeshift"] = .object(["window": try CLIValue.number(window, "--timeshift")])

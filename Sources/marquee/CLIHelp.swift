@@ -20,6 +20,7 @@ enum CLIHelp {
                     [--library-quota BYTES] [--download-rate BYTES_PER_S]   (the offline library's downloads)
                     [--key-file PATH]   (the device key; default DATA_DIR/device.key, made at first start)
                     [--license-url URL]   (asked for a new licence before a spent copy is refused)
+                    [--url-resolver URL]   (asked for the URL of open --content-id ID --resolve)
     """
 
     static let exitCodes = """

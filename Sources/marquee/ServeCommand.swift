@@ -20,7 +20,8 @@ enum ServeCommand {
         let args = try ParsedArguments(arguments,
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
                            "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval", "analytics-header",
-                           "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file", "license-url"],
+                           "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file", "license-url",
+                           "url-resolver"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -58,6 +59,12 @@ enum ServeCommand {
                 throw UsageError("--analytics-url must be an http(s) URL")
             }
         }
+        let urlResolver = args.value("url-resolver")
+        if let urlResolver {
+            guard let url = URL(string: urlResolver), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw UsageError("--url-resolver must be an http(s) URL")
+            }
+        }
         let analyticsInterval = try args.value("analytics-interval").map { text in
             guard let seconds = Double(text), (1...86_400).contains(seconds) else {
                 throw UsageError("--analytics-interval must be 1 to 86400 seconds")
@@ -91,7 +98,7 @@ enum ServeCommand {
         let started: Bool = GLibActor.assumeIsolated {
             let player = Player(configuration: .init(sinks: sinks, resolver: resolver,
                                                      timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow,
-                                                     reconnectTimeout: reconnectTimeout))
+                                                     reconnectTimeout: reconnectTimeout, urlResolver: urlResolver))
             let analytics = analyticsURL.map {
                 AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval, headers: analyticsHeaders),
                                   outbox: storage.analytics)

@@ -24,6 +24,8 @@ public struct RecordedRequest: Sendable {
     /// where a client that went away stopped it. The kernel's buffers hold some of them, so
     /// a client that closes early may have read less (throttle to keep that small).
     public internal(set) var bytesSent: Int = 0
+    /// The request target's query, without the "?" (nil: none).
+    public internal(set) var query: String? = nil
 }
 
 public struct RecordingHTTPServerError: Error, CustomStringConvertible {
@@ -141,6 +143,13 @@ public final class RecordingHTTPServer: @unchecked Sendable {
         core.wakeAll()
     }
 
+    /// Asks `check` about every later request (after the faults above): a status answers it
+    /// with that status instead of the file, nil serves it. For origins that authorise
+    /// requests, e.g. signed URLs that are spent after one use.
+    public func authorize(_ check: (@Sendable (RecordedRequest) -> Int?)?) {
+        core.withLock { core.authorizer = check }
+    }
+
     /// Answers `path` with what `body` returns at the time of each request, as
     /// `Content-Type` `contentType`: a live playlist that grows while the test runs.
     public func serve(
@@ -195,6 +204,7 @@ private final class ServerCore: @unchecked Sendable {
     var throttle: Int?
     var stalledPaths: Set<String> = []
     var heldPaths: Set<String> = []
+    var authorizer: (@Sendable (RecordedRequest) -> Int?)?
     var dynamicBodies: [String: (contentType: String, body: @Sendable () -> String)] = [:]
     private var listener: Int32
     private var connections: Set<Int32> = []
@@ -380,9 +390,9 @@ private final class ServerCore: @unchecked Sendable {
                 return
             }
 
-            let (stalled, override, dynamic) = withLock {
+            let (stalled, override, dynamic, authorize) = withLock {
                 (stalledPaths.contains(request.recorded.path), statusOverrides[request.recorded.path],
-                 dynamicBodies[request.recorded.path])
+                 dynamicBodies[request.recorded.path], authorizer)
             }
             if stalled {
                 waitForClose(fd)
@@ -396,7 +406,7 @@ private final class ServerCore: @unchecked Sendable {
             }
             let keepAlive = request.keepAlive
             let sent: Bool
-            if let status = takeFailure(request.recorded.path) ?? override {
+            if let status = takeFailure(request.recorded.path) ?? override ?? authorize?(request.recorded) {
                 sent = respondSimple(fd, status, keepAlive: keepAlive, head: isHead, number: number)
             } else if let dynamic {
                 update(number) { $0.status = 200 }
@@ -451,18 +461,19 @@ private final class ServerCore: @unchecked Sendable {
             .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
         guard let parsed = parseRequestHead(lines) else { return nil }
         var target = parsed.target
+        var query: String?
         if let scheme = target.range(of: "://") {  // absolute-form
             let afterAuthority = target[scheme.upperBound...].firstIndex(of: "/")
             target = afterAuthority.map { String(target[$0...]) } ?? "/"
         }
-        if let query = target.firstIndex(where: { $0 == "?" || $0 == "#" }) {
-            target = String(target[..<query])
+        if let mark = target.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            if target[mark] == "?" { query = String(target[target.index(after: mark)...].prefix { $0 != "#" }) }
+            target = String(target[..<mark])
         }
         let path = target.removingPercentEncoding ?? target
-        return ParsedRequest(
-            recorded: RecordedRequest(
-                method: parsed.method, path: path, headers: parsed.headers, time: Date(), connection: connection),
-            keepAlive: parsed.keepAlive)
+        var recorded = RecordedRequest(method: parsed.method, path: path, headers: parsed.headers, time: Date(), connection: connection)
+        recorded.query = query
+        return ParsedRequest(recorded: recorded, keepAlive: parsed.keepAlive)
     }
 
     // MARK: Responses
@@ -617,6 +628,6 @@ extension RecordedRequest {
     /// This request as number `number`.
     func numbered(_ number: Int) -> RecordedRequest {
         RecordedRequest(method: method, path: path, headers: headers, time: time, connection: connection, number: number,
-                        status: status, bytesSent: bytesSent)
+                        status: status, bytesSent: bytesSent, query: query)
     }
 }
