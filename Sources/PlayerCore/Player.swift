@@ -22,13 +22,17 @@ public final class Player {
         /// Seconds an http(s) source that played may fail before the player gives up
         /// (`--reconnect-timeout`); 0: no reconnecting, a network error ends playback.
         public var reconnectTimeout: Double
+        /// The key service of http(s) opens without `keyService` (`--key-service`); nil: none.
+        public var defaultKeyService: KeyServiceRequest?
         public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver(),
-                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil, reconnectTimeout: Double = 120) {
+                    timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil, reconnectTimeout: Double = 120,
+                    defaultKeyService: KeyServiceRequest? = nil) {
             self.sinks = sinks
             self.resolver = resolver
             self.timeshiftFolder = timeshiftFolder
             self.defaultTimeshiftWindow = defaultTimeshiftWindow
             self.reconnectTimeout = reconnectTimeout
+            self.defaultKeyService = defaultKeyService
         }
         public static let reconnectTimeoutRange: ClosedRange<Double> = 0...86_400
     }
@@ -167,7 +171,8 @@ public final class Player {
         // subtitle file (a bad one refuses the whole open and the current playback goes on
         // untouched), and the header proxy's session.
         let plan = try OpenPlan(request, resolver: configuration.resolver, timeshiftFolder: configuration.timeshiftFolder,
-                                defaultTimeshiftWindow: configuration.defaultTimeshiftWindow)
+                                defaultTimeshiftWindow: configuration.defaultTimeshiftWindow,
+                                defaultKeyService: configuration.defaultKeyService)
         let subtitle = try plan.subtitleURI.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
         var source = plan.source
         let proxyToken = try registerHeaders(of: plan, source: &source)
@@ -231,12 +236,13 @@ public final class Player {
         newSession.recovery?.start()
     }
 
-    /// Registers the open's request headers with the header proxy and points `source` at
-    /// it; nil when the open has none.
+    /// Registers the open's request headers (and key service) with the header proxy and
+    /// points `source` at it; nil when the open has neither.
     private func registerHeaders(of plan: OpenPlan, source: inout ResolvedSource) throws(APIError) -> String? {
         guard let headers = plan.proxiedHeaders else { return nil }
         do {
-            let token = try proxy.register(.init(headers: headers.headers, keyHeaders: headers.keyHeaders))
+            let token = try proxy.register(.init(headers: headers.headers, keyHeaders: headers.keyHeaders,
+                                                 keyService: plan.keyService, onKeyRefused: keyRefusedReporter()))
             source.originURI = source.playbackURI
             source.playbackURI = proxy.url(for: source.playbackURI, token: token)
             return token
@@ -423,6 +429,11 @@ public final class Player {
             if !machine.repeatOne { publish(.eos) }
             feedMachine(event)
         case .error(let error):
+            if let refusal = session.proxyToken.flatMap(proxy.keyRefusal(for:)) {
+                // hlsdemux2's error about the key the key service refused: that refusal is why.
+                failKeyRefused(refusal, token: session.proxyToken)
+                return
+            }
             var apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
                                     missingPlugins: session.missingPlugins.names)
             if session.source.isLocalFile, !machine.prerolled { apiError = apiError.explained(by: session.foundType) }

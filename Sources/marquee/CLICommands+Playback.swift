@@ -13,6 +13,7 @@ extension CLICommands {
                        .value("start", "S", field: "start", "start at S seconds"),
                        .value("timeshift", "WINDOW_S", field: "timeshift", "record a live source for going back"),
                        .value("subtitle", "FILE", field: "subtitle", "an SRT, SAMI or WebVTT file to show", files: true),
+                       .value("key-service", "URL", field: "keyService", "POST for the HLS keys here (keyService.uri)"),
                    ],
                    completion: .files,
                    body: { input in
@@ -27,6 +28,7 @@ extension CLICommands {
                            body["timeshift"] = .object(["window": try CLIValue.number(window, "--timeshift")])
                        }
                        if let subtitle = input.value("subtitle") { body["subtitle"] = CLIValue.uri(subtitle) }
+                       if let keyService = input.value("key-service") { body["keyService"] = .object(["uri": .string(keyService)]) }
                        return .object(body)
                    }),
         CLICommand(words: ["play"], syntax: "", positionals: 0...0, target: .command(.play)),

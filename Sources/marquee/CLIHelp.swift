@@ -19,6 +19,7 @@ enum CLIHelp {
                     [--library-quota BYTES] [--download-rate BYTES_PER_S]   (the offline library's downloads)
                     [--key-file PATH]   (the device key; default DATA_DIR/device.key, made at first start)
                     [--license-url URL]   (asked for a new licence before a spent copy is refused)
+                    [--key-service URL]   (HLS keys are POSTed for here, for opens without keyService)
     """
 
     static let exitCodes = """
