@@ -2,19 +2,20 @@ import CSoup
 import FoundationEssentials
 import GLibRuntime
 
-/// POSTs for keys to a key service, retrying a failing one (`KeyRetryPolicy`), on the
-/// proxy's thread: its libsoup client is made there on first use and used only there.
-final class KeyServiceClient: @unchecked Sendable {
+/// POSTs for keys to a key service, retrying a failing one (`KeyRetryPolicy`), on one
+/// `ServiceThread` (the proxy's, the library's downloads'): its libsoup client is made there on
+/// first use and used only there.
+public final class KeyServiceClient: @unchecked Sendable {
     private let thread: ServiceThread
     private let userAgent: String
     private var made: SoupClient?
 
-    init(thread: ServiceThread, userAgent: String) {
+    public init(thread: ServiceThread, userAgent: String) {
         self.thread = thread
         self.userAgent = userAgent
     }
 
-    /// The proxy's thread only. A short timeout: hlsdemux2 waits for the key.
+    /// The thread only. A short timeout: hlsdemux2 waits for the key.
     private var client: SoupClient {
         if let made { return made }
         let client = SoupClient(userAgent: userAgent, timeoutSeconds: 5)
@@ -22,9 +23,9 @@ final class KeyServiceClient: @unchecked Sendable {
         return client
     }
 
-    /// Asks `service` for the key of `keyURI`; `completion` runs once on the proxy's thread,
-    /// unless the returned request is cancelled first. The proxy's thread only.
-    func fetch(_ keyURI: String, from service: KeyService, completion: @escaping (KeyOutcome) -> Void) -> KeyRequest {
+    /// Asks `service` for the key of `keyURI`; `completion` runs once on the thread, unless
+    /// the returned request is cancelled first. The thread only.
+    public func fetch(_ keyURI: String, from service: KeyService, completion: @escaping (KeyOutcome) -> Void) -> KeyRequest {
         let request = KeyRequest()
         attempt(0, keyURI, service, request, completion)
         return request
@@ -51,13 +52,13 @@ final class KeyServiceClient: @unchecked Sendable {
     }
 }
 
-/// One key request and its retries; `cancel()` on the proxy's thread.
-final class KeyRequest {
+/// One key request and its retries; `cancel()` on the client's thread.
+public final class KeyRequest {
     fileprivate var post: SoupClient.Request?
     fileprivate var timer: UnsafeMutablePointer<GSource>?
     fileprivate(set) var cancelled = false
 
-    func cancel() {
+    public func cancel() {
         cancelled = true
         post?.cancel()
         if let timer {

@@ -167,7 +167,8 @@ enum ServeCommand {
             }
         }
         return Library.Configuration(dataDirectory: dataDirectory, quotaBytes: try bytes("library-quota"),
-                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"), licenseURL: licenseURL)
+                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"), licenseURL: licenseURL,
+                                     keyService: try keyService(args))
     }
 
     /// `--key-service URL`: where the keys of http(s) opens (and library items) without a

@@ -125,11 +125,45 @@ final class KeyServiceTests: XCTestCase {
         XCTAssertEqual((body["error"] as? [String: Any])?["code"] as? String ?? body["code"] as? String, "invalid_argument", "\(body)")
     }
 
-    /// The key's raw bytes, hex and base64 are in no file under `folder` (the log included).
+    func testALibraryItemKeepsItsKeyFromTheKeyServiceAndPlaysOffline() throws {
+        serveKey()
+        let daemon = try startDaemon()
+        let (status, added) = try daemon.post("/v1/library", [
+            "uri": skdURL, "contentId": "content-1", "userId": "user-7",
+            "keyService": ["uri": keyService.url, "headers": ["Authorization": "Bearer secret-token-42"]],
+        ])
+        XCTAssertEqual(status, 202, "\(added)")
+        let id = try XCTUnwrap(added["id"] as? String)
+        let deadline = Date().addingTimeInterval(30)
+        var item: [String: Any] = [:]
+        while Date() < deadline {
+            item = try daemon.client.get("/v1/library/" + id).json() as? [String: Any] ?? [:]
+            if ["complete", "failed"].contains(item["state"] as? String ?? "") { break }
+            usleep(50_000)
+        }
+        XCTAssertEqual(item["state"] as? String, "complete", "\(item); log:\n\(daemon.log.suffix(3000))")
+        let post = try XCTUnwrap(keyService.posts.first, "the key service was never asked")
+        XCTAssertEqual(post.json as NSDictionary?, ["keyUri": Self.keyURI, "contentId": "content-1", "userId": "user-7"] as NSDictionary)
+        XCTAssertEqual(post.headers["authorization"], "Bearer secret-token-42")
+        XCTAssertTrue(origin.requests.allSatisfy { $0.path == "/v0/skd.m3u8" || $0.path.hasSuffix(".ts") }, "\(origin.requests.map(\.path))")
+
+        origin.stop()
+        keyService.stop()
+        let (openStatus, opened) = try daemon.post("/v1/player/open?wait=playing&timeout=20", ["contentId": "content-1", "userId": "user-7"])
+        XCTAssertEqual(openStatus, 200, "\(opened); log:\n\(daemon.log.suffix(3000))")
+        XCTAssertEqual((opened["source"] as? [String: Any])?["offline"] as? Bool, true)
+        _ = try daemon.waitFor("1.5 s played offline: the kept key decrypts", timeout: 10) { ($0.position ?? 0) >= 1.5 }
+        _ = try daemon.post("/v1/player/stop")
+        assertKeyNowhere(under: daemon.dataDirectory, log: daemon.log)
+        XCTAssertFalse(daemon.log.contains("secret-token-42"), "the key service's header is logged")
+    }
+
+    /// The key's raw bytes, hex and base64 (and the key service's token) are in no file under `folder` (the log included).
     func assertKeyNowhere(under folder: URL, log: String, file: StaticString = #filePath, line: UInt = #line) {
         let key = Data(hls.key)
         let hex = hls.key.map { String(format: "%02x", $0) }.joined()
-        let forms = [key, Data(hex.utf8), Data(hex.uppercased().utf8), Data(key.base64EncodedString().utf8)]
+        // The key service's bearer token too: sealed at rest, never logged.
+        let forms = [key, Data(hex.utf8), Data(hex.uppercased().utf8), Data(key.base64EncodedString().utf8), Data("secret-token-42".utf8)]
         for text in [hex, hex.uppercased(), key.base64EncodedString(), String(decoding: key, as: UTF8.self)] {
             XCTAssertFalse(log.contains(text), "the key is in the log", file: file, line: line)
         }
