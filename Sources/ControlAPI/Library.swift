@@ -138,7 +138,10 @@ public struct LibraryAddRequest: Codable, Sendable, Equatable {
     public var audio: LibraryRenditionChoice?
     public var subtitles: LibraryRenditionChoice?
     public var license: LicenseTerms?
-    public static let fields = ["uri", "contentId", "userId", "title", "headers", "keyHeaders", "variant", "audio", "subtitles", "license"]
+    /// HLS: the keys come from this key service (API-2 §2); nil: `--key-service`, if any.
+    public var keyService: KeyServiceRequest?
+    public static let fields = ["uri", "contentId", "userId", "title", "headers", "keyHeaders", "variant", "audio", "subtitles", "license",
+                                "keyService"]
 
     public init(uri: String, contentId: String) {
         self.uri = uri
@@ -158,6 +161,7 @@ public struct LibraryAddRequest: Codable, Sendable, Equatable {
         audio = try c.decodeIfPresent(LibraryRenditionChoice.self, forKey: .audio)
         subtitles = try c.decodeIfPresent(LibraryRenditionChoice.self, forKey: .subtitles)
         license = try c.decodeIfPresent(LicenseTerms.self, forKey: .license)
+        keyService = try c.decodeIfPresent(KeyServiceRequest.self, forKey: .keyService)
         guard !uri.trimmingWhitespace().isEmpty else { throw APIError(.invalidArgument, "'uri' must not be empty") }
         try checkURILength(uri, field: "uri")
         guard !contentId.isEmpty else { throw APIError(.invalidArgument, "'contentId' must not be empty") }

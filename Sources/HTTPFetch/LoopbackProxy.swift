@@ -23,9 +23,17 @@ public final class LoopbackProxy: @unchecked Sendable {
         public var keyHeaders: [String: String]
         /// A session playing a URL from the URL resolver: asks it again on 401/403.
         public var reauthorizer: ProxyReauthorizer?
-        public init(headers: [String: String], keyHeaders: [String: String]) {
+        /// Keys come from here, never from the key URIs (`KeyDelivery`); nil: fetched as written.
+        public var keyService: KeyService?
+        /// Told once, on the proxy's thread, with the session's token, why a key was refused
+        /// (playback cannot go on).
+        public var onKeyRefused: (@Sendable (_ token: String, _ reason: String) -> Void)?
+        public init(headers: [String: String], keyHeaders: [String: String], keyService: KeyService? = nil,
+                    onKeyRefused: (@Sendable (_ token: String, _ reason: String) -> Void)? = nil) {
             self.headers = headers
             self.keyHeaders = keyHeaders
+            self.keyService = keyService
+            self.onKeyRefused = onKeyRefused
         }
     }
 
@@ -37,10 +45,13 @@ public final class LoopbackProxy: @unchecked Sendable {
     private var sessions: [String: Session] = [:]
     /// The origin client: made and used on the proxy's thread only.
     private let origins: OriginClient
+    /// Sessions with a key service get their keys here.
+    private let keys: KeyDelivery
 
     public init(userAgent: String) {
         self.userAgent = userAgent
         origins = OriginClient(userAgent: userAgent)
+        keys = KeyDelivery(thread: thread, userAgent: userAgent)
     }
 
     /// Starts the listener on first use (bound here, served on the proxy's thread; nothing
@@ -49,11 +60,18 @@ public final class LoopbackProxy: @unchecked Sendable {
         try startIfNeeded()
         let token = (0..<16).map { _ in String(printf: "%02x", UInt8.random(in: 0...255)) }.joined()
         lock.withLock { sessions[token] = session }
+        if session.keyService != nil { keys.begin(token) }
         return token
     }
 
     public func unregister(_ token: String) {
         lock.withLock { sessions[token] = nil }
+        keys.forget(token)
+    }
+
+    /// Why the session's key service refused a key, once it has: playback cannot go on.
+    public func keyRefusal(for token: String) -> String? {
+        keys.refusal(for: token)
     }
 
     private var baseURL: String { lock.withLock { server?.baseURL ?? "" } }
@@ -93,6 +111,10 @@ public final class LoopbackProxy: @unchecked Sendable {
         guard let (isKey, token, origin) = Self.parse(path: path),
               let session = lock.withLock({ sessions[token] }) else {
             soup_server_message_set_status(msg, 404, nil)
+            return
+        }
+        if isKey, let service = session.keyService {
+            keys.answer(msg, keyURI: origin, token: token, service: service, onRefused: session.onKeyRefused)
             return
         }
         var headers = session.headers

@@ -29,9 +29,12 @@ enum PlaylistRewriter {
         let rest = line[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return line }
         let uri = String(rest[..<end])
-        // Key formats other than a URL (e.g. "skd://" or data URIs) are left alone.
+        // A data URI carries its key in the playlist: left alone.
         guard !uri.hasPrefix("data:") else { return line }
-        return String(line[..<start.upperBound]) + map(resolve(uri, base: base), isKey) + String(rest[end...])
+        // A key URI with a scheme (skd://…) is what a key service is asked for: kept exactly
+        // as written; only a relative one is resolved.
+        let target = isKey && URL(string: uri)?.scheme != nil ? uri : resolve(uri, base: base)
+        return String(line[..<start.upperBound]) + map(target, isKey) + String(rest[end...])
     }
 
     static func resolve(_ uri: String, base: URL) -> String {

@@ -1,4 +1,5 @@
 import ControlAPI
+import HTTPFetch
 import FoundationEssentials
 
 /// What an open will do, decided before anything changes: the source resolved and checked,
@@ -12,10 +13,14 @@ struct OpenPlan: Sendable, Equatable {
     /// The source as resolved, with the request's userId and originalUrl; before the header
     /// proxy or the timeshift ring take over its playback URI.
     var source: ResolvedSource
-    /// Request headers (and key headers) to send through the header proxy; nil: none.
+    /// Request headers (and key headers) to send through the header proxy; nil: nothing
+    /// to proxy (no headers and no key service).
     var proxiedHeaders: (headers: [String: String], keyHeaders: [String: String])? {
-        request.needsRequestHeaders ? (request.requestHeaders, request.keyHeaders ?? [:]) : nil
+        request.needsRequestHeaders || keyService != nil ? (request.requestHeaders, request.keyHeaders ?? [:]) : nil
     }
+    /// Where the proxy gets the session's keys: the open's `keyService`, else the daemon's
+    /// `--key-service`, for http(s) sources only (a library copy has its keys with it).
+    var keyService: KeyService?
     /// Record the source and play the ring, keeping this many seconds; nil: play it straight.
     var timeshiftWindow: Double?
     var autoplay: Bool
@@ -34,7 +39,8 @@ struct OpenPlan: Sendable, Equatable {
 
     /// `timeshiftFolder`: where rings are recorded (nil: no timeshift); `defaultTimeshiftWindow`:
     /// the window for live sources opened without `timeshift`.
-    init(_ request: OpenRequest, resolver: SourceResolver, timeshiftFolder: URL?, defaultTimeshiftWindow: Double?) throws(APIError) {
+    init(_ request: OpenRequest, resolver: SourceResolver, timeshiftFolder: URL?, defaultTimeshiftWindow: Double?,
+         defaultKeyService: KeyServiceRequest? = nil) throws(APIError) {
         var source: ResolvedSource
         if let copy = request.localCopy {
             // The offline library's copy: served on loopback, whatever schemes sources may
@@ -48,6 +54,13 @@ struct OpenPlan: Sendable, Equatable {
         if request.needsRequestHeaders, source.isLocalFile || source.isDemo {
             throw APIError(.invalidArgument, "'headers', 'referer', 'userAgent' and 'keyHeaders' apply to http(s) sources")
         }
+        let isHTTP = request.localCopy == nil && ["http://", "https://"].contains { source.playbackURI.lowercased().hasPrefix($0) }
+        if request.keyService != nil, !isHTTP, request.localCopy == nil {
+            throw APIError(.invalidArgument, "'keyService' applies to http(s) sources (HLS), not files, demo:// or live sources")
+        }
+        keyService = isHTTP ? (request.keyService ?? defaultKeyService).map {
+            KeyService(url: $0.uri, headers: $0.headers ?? [:], contentId: request.contentId, userId: request.userId)
+        } : nil
         let window = request.timeshift?.window ?? (source.info.kind == .live ? defaultTimeshiftWindow : nil)
         if window != nil {
             guard !source.isLocalFile else {

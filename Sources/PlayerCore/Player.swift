@@ -25,15 +25,18 @@ public final class Player {
         /// `--url-resolver`: asked for the URL of `open {"contentId", "resolve": true}`; nil:
         /// such opens are `resolver_error`.
         public var urlResolver: String?
+        /// The key service of http(s) opens without `keyService` (`--key-service`); nil: none.
+        public var defaultKeyService: KeyServiceRequest?
         public init(sinks: SinkSelection, resolver: SourceResolver = SourceResolver(),
                     timeshiftFolder: URL? = nil, defaultTimeshiftWindow: Double? = nil, reconnectTimeout: Double = 120,
-                    urlResolver: String? = nil) {
+                    urlResolver: String? = nil, defaultKeyService: KeyServiceRequest? = nil) {
             self.sinks = sinks
             self.resolver = resolver
             self.timeshiftFolder = timeshiftFolder
             self.defaultTimeshiftWindow = defaultTimeshiftWindow
             self.reconnectTimeout = reconnectTimeout
             self.urlResolver = urlResolver
+            self.defaultKeyService = defaultKeyService
         }
         public static let reconnectTimeoutRange: ClosedRange<Double> = 0...86_400
     }
@@ -188,7 +191,8 @@ public final class Player {
         // subtitle file (a bad one refuses the whole open and the current playback goes on
         // untouched), and the header proxy's session.
         let plan = try OpenPlan(request, resolver: configuration.resolver, timeshiftFolder: configuration.timeshiftFolder,
-                                defaultTimeshiftWindow: configuration.defaultTimeshiftWindow)
+                                defaultTimeshiftWindow: configuration.defaultTimeshiftWindow,
+                                defaultKeyService: configuration.defaultKeyService)
         let subtitle = try plan.subtitleURI.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
         let itemWatermark = try plan.request.watermark.map { (given) throws(APIError) in
             let watermark = Self.itemWatermark(given, contentId: request.contentId, userId: request.userId)
@@ -262,8 +266,8 @@ public final class Player {
         newSession.recovery?.start()
     }
 
-    /// Registers the open's request headers with the header proxy and points `source` at
-    /// it; nil when the open has none.
+    /// Registers the open's request headers (and key service) with the header proxy and
+    /// points `source` at it; nil when the open has neither.
     /// A source from the URL resolver always plays through the proxy, which asks the
     /// resolver again when the origin refuses; Marquee's own requests (the master, probes)
     /// go through it too (no `originURI`), as a single-use URL serves one request only.
@@ -271,7 +275,8 @@ public final class Player {
                                  reauthorizer: ProxyReauthorizer?) throws(APIError) -> String? {
         guard let headers = plan.proxiedHeaders ?? (reauthorizer != nil ? ([:], [:]) : nil) else { return nil }
         do {
-            var session = LoopbackProxy.Session(headers: headers.headers, keyHeaders: headers.keyHeaders)
+            var session = LoopbackProxy.Session(headers: headers.headers, keyHeaders: headers.keyHeaders,
+                                                keyService: plan.keyService, onKeyRefused: keyRefusedReporter())
             session.reauthorizer = reauthorizer
             let token = try proxy.register(session)
             if reauthorizer == nil { source.originURI = source.playbackURI }
@@ -461,6 +466,11 @@ public final class Player {
             if !machine.repeatOne { publish(.eos) }
             feedMachine(event)
         case .error(let error):
+            if let refusal = session.proxyToken.flatMap(proxy.keyRefusal(for:)) {
+                // hlsdemux2's error about the key the key service refused: that refusal is why.
+                failKeyRefused(refusal, token: session.proxyToken)
+                return
+            }
             var apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
                                     missingPlugins: session.missingPlugins.names)
             if session.source.isLocalFile, !machine.prerolled { apiError = apiError.explained(by: session.foundType) }

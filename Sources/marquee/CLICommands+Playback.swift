@@ -16,6 +16,7 @@ extension CLICommands {
                        .value("subtitle", "FILE", field: "subtitle", "an SRT, SAMI or WebVTT file to show", files: true),
                        .flag("protected", field: "protected", "protected content: no snapshots while it plays"),
                        .value("watermark", "TEXT", field: "watermark", "a text watermark for this item ({userId}, {contentId} filled in)"),
+                       .value("key-service", "URL", field: "keyService", "POST for the HLS keys here (keyService.uri)"),
                    ],
                    completion: .files,
                    body: { input in
@@ -33,6 +34,7 @@ extension CLICommands {
                        if let subtitle = input.value("subtitle") { body["subtitle"] = CLIValue.uri(subtitle) }
                        if input.flag("protected") { body["protected"] = .bool(true) }
                        if let text = input.value("watermark") { body["watermark"] = .object(["text": .string(text)]) }
+                       if let keyService = input.value("key-service") { body["keyService"] = .object(["uri": .string(keyService)]) }
                        return .object(body)
                    }),
         CLICommand(words: ["play"], syntax: "", positionals: 0...0, target: .command(.play)),

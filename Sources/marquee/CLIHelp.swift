@@ -21,6 +21,7 @@ enum CLIHelp {
                     [--key-file PATH]   (the device key; default DATA_DIR/device.key, made at first start)
                     [--license-url URL]   (asked for a new licence before a spent copy is refused)
                     [--url-resolver URL]   (asked for the URL of open --content-id ID --resolve)
+                    [--key-service URL]   (HLS keys are POSTed for here, for opens without keyService)
     """
 
     static let exitCodes = """

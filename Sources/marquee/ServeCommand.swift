@@ -21,7 +21,7 @@ enum ServeCommand {
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
                            "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval", "analytics-header",
                            "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file", "license-url",
-                           "url-resolver"],
+                           "url-resolver", "key-service"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -65,6 +65,7 @@ enum ServeCommand {
                 throw UsageError("--url-resolver must be an http(s) URL")
             }
         }
+        let keyService = try Self.keyService(args)
         let analyticsInterval = try args.value("analytics-interval").map { text in
             guard let seconds = Double(text), (1...86_400).contains(seconds) else {
                 throw UsageError("--analytics-interval must be 1 to 86400 seconds")
@@ -98,7 +99,7 @@ enum ServeCommand {
         let started: Bool = GLibActor.assumeIsolated {
             let player = Player(configuration: .init(sinks: sinks, resolver: resolver,
                                                      timeshiftFolder: timeshiftFolder, defaultTimeshiftWindow: defaultWindow,
-                                                     reconnectTimeout: reconnectTimeout, urlResolver: urlResolver))
+                                                     reconnectTimeout: reconnectTimeout, urlResolver: urlResolver, defaultKeyService: keyService))
             let analytics = analyticsURL.map {
                 AnalyticsReporter(configuration: .init(url: $0, interval: analyticsInterval, headers: analyticsHeaders),
                                   outbox: storage.analytics)
@@ -190,7 +191,19 @@ enum ServeCommand {
             }
         }
         return Library.Configuration(dataDirectory: dataDirectory, quotaBytes: try bytes("library-quota"),
-                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"), licenseURL: licenseURL)
+                                     downloadRate: try bytes("download-rate"), keyFile: args.value("key-file"), licenseURL: licenseURL,
+                                     keyService: try keyService(args))
+    }
+
+    /// `--key-service URL`: where the keys of http(s) opens (and library items) without a
+    /// `keyService` of their own are POSTed for (API-2 §2).
+    static func keyService(_ args: ParsedArguments) throws -> KeyServiceRequest? {
+        try args.value("key-service").map { text in
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw UsageError("--key-service must be an http(s) URL")
+            }
+            return KeyServiceRequest(uri: text)
+        }
     }
 
     /// `--request-timeout` and `--max-event-clients`.

@@ -367,6 +367,17 @@ final class HLSOfflineMediaTests: XCTestCase {
         XCTAssertTrue(planError(skd)?.message.contains("skd://k") == true)
     }
 
+    func testWithAKeyServiceKeyURIsOfAnySchemeAreKeptAsWrittenAndRelativeOnesResolved() throws {
+        let text = hlsText("#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-KEY:METHOD=AES-128,URI=\"skd://content-1/key-0\"", "#EXTINF:6,", "a.ts",
+                           "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\"", "#EXTINF:6,", "b.ts", "#EXT-X-ENDLIST")
+        let planned = try HLSOfflineMedia.plan(playlist: text, url: Self.url, folder: "v", keysFromService: true)
+        let keys = planned.files.filter { $0.role == .key }
+        XCTAssertEqual(keys.map(\.url), ["skd://content-1/key-0", URL(string: "k.bin", relativeTo: URL(string: Self.url))!.absoluteString])
+        XCTAssertEqual(keys.map(\.name), ["v/keys/0.key", "v/keys/1.key"])
+        XCTAssertTrue(planned.playlist.contains("URI=\"keys/0.key\""), planned.playlist)
+        XCTAssertFalse(planned.playlist.contains("skd://"), "the copy names its local key: \(planned.playlist)")
+    }
+
     func testOtherErrors() {
         let ok = hlsText("#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXTINF:6,", "a.ts", "#EXT-X-ENDLIST")
         XCTAssertEqual(planError("not a playlist")?.code, "invalid_source")

@@ -1,5 +1,6 @@
 import ControlAPI
 import FoundationEssentials
+import HTTPFetch
 import Logging
 import Storage
 
@@ -8,7 +9,9 @@ import Storage
 /// are decided (`HLSOfflineSelection`, `HLSOfflineMedia`) and recorded in the books, and the
 /// rewritten playlists are written, encrypted like the media. Then every segment, init segment
 /// and key, one after another, each resumed from what is stored (`FileDownload` into an
-/// `EncryptedFile`); keys with the item's `keyHeaders` on top of its headers. When all are
+/// `EncryptedFile`); keys with the item's `keyHeaders` on top of its headers, or, for an item
+/// with a key service (API-2 §2), POSTed for to it (`KeyServiceClient`) and never fetched from
+/// their URIs; either way a key is stored encrypted like the media. When all are
 /// whole, every file's checksums are checked, then the item is complete.
 ///
 /// A plan cut short (a crash between recording the files and writing the playlists) is made
@@ -25,6 +28,10 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
     private let key: SymmetricKey
     private let headers: [String: String]
     private let keyHeaders: [String: String]
+    /// The item's keys come from here; nil: from their URIs.
+    private let keyService: KeyService?
+    private lazy var keyClient = KeyServiceClient(thread: session.thread, userAgent: session.userAgent)
+    private var keyRequest: KeyRequest?
     private let books: LibraryBooks
     private let session: DownloadSession
     private let root: URL
@@ -38,13 +45,15 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
     private var plannedStep: ((Data) throws -> Void)?
     private var cancelled = false
 
-    init(record: LibraryItemRecord, key: SymmetricKey, headers: [String: String], keyHeaders: [String: String], books: LibraryBooks,
+    init(record: LibraryItemRecord, key: SymmetricKey, headers: [String: String], keyHeaders: [String: String],
+         keyService: KeyService? = nil, books: LibraryBooks,
          session: DownloadSession, root: URL, usedElsewhere: Int64, quota: Int64?, report: @escaping (WorkerReport) -> Void) {
         id = record.id
         self.record = record
         self.key = key
         self.headers = headers
         self.keyHeaders = keyHeaders
+        self.keyService = keyService
         self.books = books
         self.session = session
         self.root = root
@@ -66,6 +75,8 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
         cancelled = true
         download?.cancel()
         download = nil
+        keyRequest?.cancel()
+        keyRequest = nil
         current?.file?.close()
         current = nil
     }
@@ -108,7 +119,7 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
             let planned: HLSOfflineMedia
             do throws(HLSOfflineError) {
                 planned = try HLSOfflineMedia.plan(playlist: String(decoding: text, as: UTF8.self), url: media.url, folder: media.folder,
-                                                   importing: definitions)
+                                                   importing: definitions, keysFromService: keyService != nil)
             } catch {
                 throw DownloadFailure(code: error.code, message: error.message)
             }
@@ -181,6 +192,10 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
                                                 recorder: BooksFileProgressRecorder(books: books, itemId: id, name: file.name))
             current = (name: file.name, file: destination, memory: nil)
             plannedStep = nil
+            if file.role == .key, let keyService {
+                fetchKey(remote, from: keyService, into: destination, name: file.name)
+                return
+            }
             let requestHeaders = file.role == .key ? headers.merging(keyHeaders) { _, key in key } : headers
             let fetch = FileDownload(url: remote, headers: requestHeaders, destination: destination, session: session,
                                      knownTotal: file.totalBytes, delegate: self)
@@ -188,6 +203,27 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
             fetch.start()
         } catch {
             fail(DownloadFailure(code: "storage", message: "\(error)"))
+        }
+    }
+
+    /// Asks the key service for the key of `keyURI` and stores it like a fetched file.
+    private func fetchKey(_ keyURI: String, from service: KeyService, into destination: EncryptedFile, name: String) {
+        keyRequest = keyClient.fetch(keyURI, from: service) { [self] outcome in
+            keyRequest = nil
+            switch outcome {
+            case .key(let key):
+                do {
+                    try key.withUnsafeBytes { try destination.append($0) }
+                } catch {
+                    fail(DownloadFailure(code: "storage", message: "\(error)"))
+                    return
+                }
+                downloadFinished()
+            case .refused(let reason):
+                fail(DownloadFailure(code: "key_error", message: reason))
+            case .unavailable(let reason):
+                fail(DownloadFailure(code: "network", message: reason))
+            }
         }
     }
 
@@ -253,6 +289,11 @@ final class HLSItemDownload: ItemDownload, FileDownloadDelegate {
 
     func downloadFinished(_ download: FileDownload) {
         self.download = nil
+        downloadFinished()
+    }
+
+    /// The current file (or playlist) has all its bytes.
+    private func downloadFinished() {
         guard let current else { return }
         self.current = nil
         if let memory = current.memory, let step = plannedStep {

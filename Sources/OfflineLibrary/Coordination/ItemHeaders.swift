@@ -1,3 +1,4 @@
+import ControlAPI
 import FoundationEssentials
 
 /// An item's request headers, kept sealed by the device key (they often carry tokens): sent on
@@ -5,6 +6,8 @@ import FoundationEssentials
 struct ItemHeaders: Codable, Sendable, Equatable {
     var headers: [String: String]
     var keyHeaders: [String: String]?
+    /// An HLS item's keys come from here (API-2 §2), its headers sealed with the others.
+    var keyService: KeyServiceRequest?
 
-    var isEmpty: Bool { headers.isEmpty && (keyHeaders ?? [:]).isEmpty }
+    var isEmpty: Bool { headers.isEmpty && (keyHeaders ?? [:]).isEmpty && keyService == nil }
 }

@@ -21,8 +21,11 @@ public final class Library {
         /// `--license-url`: asked for a new licence before an expired copy is refused.
         public var licenseURL: String?
         public var maxConcurrentDownloads = 2
+        /// `--key-service`: where the keys of HLS items added without `keyService` come from.
+        public var keyService: KeyServiceRequest?
         public init(dataDirectory: String, quotaBytes: Int64? = nil, downloadRate: Int64? = nil, keyFile: String? = nil,
-                    licenseURL: String? = nil) {
+                    licenseURL: String? = nil, keyService: KeyServiceRequest? = nil) {
+            self.keyService = keyService
             self.dataDirectory = dataDirectory
             self.quotaBytes = quotaBytes
             self.downloadRate = downloadRate
@@ -161,7 +164,8 @@ public final class Library {
             let key = try SymmetricKey(bytes: SecureRandom.bytes(SymmetricKey.byteCount))
             let wrapped = try keyWrap.seal(key: key, associatedData: KeyWrap.context(.mediaKey, item: id))
             var sealedHeaders: Data?
-            let headers = ItemHeaders(headers: request.headers ?? [:], keyHeaders: request.keyHeaders)
+            let headers = ItemHeaders(headers: request.headers ?? [:], keyHeaders: request.keyHeaders,
+                                      keyService: kind == .hls ? request.keyService ?? configuration.keyService : nil)
             if !headers.isEmpty {
                 sealedHeaders = try keyWrap.seal(JSONCoding.encode(headers), associatedData: KeyWrap.context(.headers, item: id))
             }

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import FoundationEssentials
 import GLibRuntime
+import HTTPFetch
 import Logging
 import Storage
 
@@ -121,8 +122,12 @@ final class LibraryWorker: @unchecked Sendable {
                                                     key: key, headers: headers.headers, books: books, session: session,
                                                     usedElsewhere: usedElsewhere, quota: quota, report: relay)
                 case .hls:
+                    let keyService = headers.keyService.map {
+                        KeyService(url: $0.uri, headers: $0.headers ?? [:], contentId: record.contentId,
+                                   userId: record.userId.isEmpty ? nil : record.userId)
+                    }
                     download = HLSItemDownload(record: record, key: key, headers: headers.headers, keyHeaders: headers.keyHeaders ?? [:],
-                                               books: books, session: session, root: root, usedElsewhere: usedElsewhere, quota: quota,
+                                               keyService: keyService, books: books, session: session, root: root, usedElsewhere: usedElsewhere, quota: quota,
                                                report: relay)
                 }
                 active[record.id] = download

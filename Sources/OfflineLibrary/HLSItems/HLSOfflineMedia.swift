@@ -31,8 +31,10 @@ public struct HLSOfflineMedia: Sendable, Equatable {
     ///   only playlist, a key that is not fetched over http(s) or a method other than AES-128
     ///   and SAMPLE-AES; `invalid_source` for text the parser rejects, a master playlist, no
     ///   segments, or a URI that does not resolve.
+    /// `keysFromService`: the item's keys come from a key service (API-2 §2), so a key URI of
+    /// any scheme (`skd://…`) is kept: it is what the key service is asked for.
     public static func plan(playlist text: String, url: String, folder: String,
-                            importing definitions: [String: String] = [:]) throws(HLSOfflineError) -> HLSOfflineMedia {
+                            importing definitions: [String: String] = [:], keysFromService: Bool = false) throws(HLSOfflineError) -> HLSOfflineMedia {
         guard !folder.contains("/"), HLSLocalNames.isSafeComponent(Substring(folder)) else {
             throw .invalidArgument("the folder '\(folder)' is not one path component of [A-Za-z0-9._-]")
         }
@@ -41,7 +43,7 @@ public struct HLSOfflineMedia: Sendable, Equatable {
             throw .invalidSource("\(url) is a master playlist where a media playlist was expected")
         }
         if let reason = HLSOfflineSource.unkeepableReason(playlist, url: base) { throw reason }
-        let plan = try HLSOfflineMediaPlanner.files(for: playlist, base: base, folder: folder)
+        let plan = try HLSOfflineMediaPlanner.files(for: playlist, base: base, folder: folder, keysFromService: keysFromService)
         let rewritten = try HLSOfflineMediaPlanner.rewrite(text, playlist: playlist, plan: plan)
         return HLSOfflineMedia(files: plan.files, playlist: rewritten)
     }

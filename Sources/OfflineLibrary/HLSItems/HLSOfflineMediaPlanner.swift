@@ -42,7 +42,7 @@ enum HLSOfflineMediaPlanner {
         "#EXT-X-RENDITION-REPORT", "#EXT-X-SERVER-CONTROL",
     ]
 
-    static func files(for playlist: MediaPlaylist, base: URL, folder: String) throws(HLSOfflineError) -> Plan {
+    static func files(for playlist: MediaPlaylist, base: URL, folder: String, keysFromService: Bool = false) throws(HLSOfflineError) -> Plan {
         var plan = Plan()
         var local: [String: String] = [:]
         var counts: [HLSOfflineFile.Role: Int] = [:]
@@ -64,7 +64,7 @@ enum HLSOfflineMediaPlanner {
         for (index, segment) in playlist.segments.enumerated() {
             var keyNames: [String?] = []
             for key in segment.keys {
-                keyNames.append(try keyURL(key, base: base).map { add($0, .key) })
+                keyNames.append(try keyURL(key, base: base, fromService: keysFromService).map { add($0, .key) })
             }
             plan.keyNames.append(keyNames)
             if let map = segment.map {
@@ -86,16 +86,20 @@ enum HLSOfflineMediaPlanner {
         return plan
     }
 
-    /// The URL to fetch a key from; nil for METHOD=NONE.
-    static func keyURL(_ key: Key, base: URL) throws(HLSOfflineError) -> String? {
+    /// The URL to fetch a key from, or with a key service (`fromService`) the key URI to ask
+    /// it for: as written when it has a scheme (`skd://…`), else resolved; nil for METHOD=NONE.
+    static func keyURL(_ key: Key, base: URL, fromService: Bool = false) throws(HLSOfflineError) -> String? {
         switch key.method {
         case .none:
             return nil
         case .aes128, .sampleAES:
             let uri = key.uri ?? ""
+            if fromService, !uri.isEmpty {
+                return URL(string: uri)?.scheme != nil ? uri : try HLSOfflineSource.fetchURL(key.resolvedURL, uri: uri, what: "key", in: base)
+            }
             if let resolved = key.resolvedURL, !HLSOfflineSource.isFetchable(resolved) {
                 throw .unsupported("the \(key.method) key '\(uri)' in \(base.absoluteString) is not fetched over http(s); "
-                    + "keys from a key service (skd://, data:) cannot be kept yet")
+                    + "keys from a key service (skd://, data:) are kept only with a keyService")
             }
             return try HLSOfflineSource.fetchURL(key.resolvedURL, uri: uri, what: "key", in: base)
         case let .other(method):
