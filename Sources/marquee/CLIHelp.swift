@@ -19,6 +19,8 @@ enum CLIHelp {
                     [--library-quota BYTES] [--download-rate BYTES_PER_S]   (the offline library's downloads)
                     [--key-file PATH]   (the device key; default DATA_DIR/device.key, made at first start)
                     [--license-url URL]   (asked for a new licence before a spent copy is refused)
+                    [--session-url URL] [--session-interval SECONDS] [--session-grace SECONDS]
+                        (concurrent-session control: heartbeats every 30 s; an unreachable server is tolerated 120 s)
     """
 
     static let exitCodes = """
