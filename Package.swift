@@ -42,10 +42,13 @@ let package = Package(
         // reads the decrypted copy through (marqueecopysrc for files, the loopback server for HLS).
         .target(name: "OfflineLibrary", dependencies: ["CCrypto", "CSoup", "CGStreamer", "GStreamerSupport", "GStreamerKit", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport", "ControlAPI", "HLS", "PlayerCore"]),
         .target(name: "ContentSessions", dependencies: ["ControlAPI", "PlayerCore", "Storage", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport"]),
+        // Concurrent-session control (--session-url): heartbeats to a session server, which may
+        // stop playback; like ContentSessions, a feature on PlayerCore's feature surface.
+        .target(name: "SessionControl", dependencies: ["ControlAPI", "PlayerCore", "GLibRuntime", "HTTPFetch", "Logging", "TextSupport"]),
         .target(name: "ControlServer", dependencies: ["ControlAPI", "PlayerCore", "ContentSessions", "OfflineLibrary", "GStreamerKit", "GLibRuntime", "CSoup", "HTTPFetch", "Logging"]),
         .target(name: "MarqueeClient", dependencies: ["ControlAPI"]),
         .executableTarget(name: "marquee-conformance", dependencies: ["HLS", "Subtitles"], path: "Sources/Conformance"),
-        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "ContentSessions", "OfflineLibrary", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
+        .executableTarget(name: "marquee", dependencies: ["ControlServer", "PlayerCore", "ContentSessions", "SessionControl", "OfflineLibrary", "MarqueeClient", "GLibRuntime", "Logging", "Storage", "TextSupport"]),
 
         .target(name: "TestMedia", dependencies: ["MarqueeClient"], path: "Tests/TestMedia"),
         .target(name: "GLibTestSupport", dependencies: ["GLibRuntime", "GStreamerKit"], path: "Tests/GLibTestSupport"),
@@ -56,6 +59,7 @@ let package = Package(
         .testTarget(name: "TimeshiftTests", dependencies: ["Timeshift", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "HLS", "Subtitles", "TestMedia"]),
         .testTarget(name: "ContentSessionsTests", dependencies: ["ContentSessions", "PlayerCore", "ControlAPI", "Storage", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
+        .testTarget(name: "SessionControlTests", dependencies: ["SessionControl"]),
         .testTarget(name: "ControlServerTests", dependencies: ["ControlServer", "ControlAPI", "PlayerCore", "GLibRuntime"]),
         .testTarget(name: "GStreamerKitTests", dependencies: ["GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "MarqueeClientTests", dependencies: ["MarqueeClient"]),

@@ -38,6 +38,7 @@ def plan(quick: bool, marquee: Path) -> list[tuple[str, list[str]]]:
         ("output.py", ["output.py", *m, *(["--quick"] if quick else [])]),
         ("responsive.py", ["responsive.py", *m, *(["--quick"] if quick else [])]),
         ("library.py", ["library.py", *m, *(["--quick"] if quick else [])]),
+        ("session.py", ["session.py", *m, "--runs", "3" if quick else "5"]),
     ]
 
 

@@ -43,3 +43,14 @@ extension Player {
         for feature in features { feature.playerNoticed(notice) }
     }
 }
+
+extension Player {
+    /// Ends playback the way a pipeline error does: the error is published, the pipeline
+    /// released, the state becomes `error` with `error` in the snapshot, and the next open
+    /// plays as usual. For a feature that must stop what plays (the session server refused
+    /// the viewing). Nothing happens when nothing is loaded.
+    public func stopPlayback(failing error: APIError) {
+        guard session != nil else { return }
+        feed(.failed(error), fromPipeline: false)
+    }
+}

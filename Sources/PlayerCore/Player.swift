@@ -575,15 +575,21 @@ public final class Player {
         session.recovery?.machineRan()
     }
 
-    /// One input to the machine and its actions; a failure is also counted and published.
-    func feed(_ input: PlaybackMachine.Input) {
+    /// One input to the machine and its actions; a failure is also published, and counted
+    /// as a pipeline error unless it came from outside the pipeline (`fromPipeline: false`:
+    /// a session server's block, which `marquee_pipeline_errors_total` must not count).
+    func feed(_ input: PlaybackMachine.Input) { feed(input, fromPipeline: true) }
+
+    func feed(_ input: PlaybackMachine.Input, fromPipeline: Bool) {
         if case .failed(let error) = input {
             guard machine.error == nil else { return }  // the first failure is the one reported
-            // With GST_DEBUG_DUMP_DOT_DIR set, the failing pipeline as it is now (GstPlay and
-            // Clapper do the same), before the machine releases it: the worker writes it
-            // (file I/O) ahead of the release queued after it (Element.writeDotGraph).
-            session?.control.writeDotGraph(name: "marquee-error-\(error.code.rawValue)")
-            stats.pipelineErrors += 1
+            if fromPipeline {
+                // With GST_DEBUG_DUMP_DOT_DIR set, the failing pipeline as it is now (GstPlay
+                // and Clapper do the same), before the machine releases it: the worker writes
+                // it (file I/O) ahead of the release queued after it (Element.writeDotGraph).
+                session?.control.writeDotGraph(name: "marquee-error-\(error.code.rawValue)")
+                stats.pipelineErrors += 1
+            }
             publish(.error(error))
         }
         run(machine.handle(input))

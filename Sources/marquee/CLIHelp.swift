@@ -22,6 +22,8 @@ enum CLIHelp {
                     [--license-url URL]   (asked for a new licence before a spent copy is refused)
                     [--url-resolver URL]   (asked for the URL of open --content-id ID --resolve)
                     [--key-service URL]   (HLS keys are POSTed for here, for opens without keyService)
+                    [--session-url URL] [--session-interval SECONDS] [--session-grace SECONDS]
+                        (concurrent-session control: heartbeats every 30 s; an unreachable server is tolerated 120 s)
     """
 
     static let exitCodes = """

@@ -10,6 +10,7 @@ import GStreamerKit
 import Logging
 import OfflineLibrary
 import PlayerCore
+import SessionControl
 import Storage
 
 let versionString = MarqueeVersion.current
@@ -21,7 +22,7 @@ enum ServeCommand {
             valueOptions: ["listen", "token", "viewer-token", "cors-origin", "allow-scheme", "data-dir", "video-sink", "audio-sink",
                            "media-root", "log-level", "timeshift-window", "analytics-url", "analytics-interval", "analytics-header",
                            "request-timeout", "max-event-clients", "reconnect-timeout", "library-quota", "download-rate", "key-file", "license-url",
-                           "url-resolver", "key-service"],
+                           "url-resolver", "key-service", "session-url", "session-interval", "session-grace"],
             flagOptions: ["demo", "preload-plugins"])
         let environment = ProcessInfo.processInfo.environment
         if let level = args.value("log-level") {
@@ -73,6 +74,7 @@ enum ServeCommand {
             return seconds
         } ?? 180
         let analyticsHeaders = try Self.analyticsHeaders(args.values("analytics-header"))
+        let sessionControl = try sessionControlConfiguration(args, dataDirectory: dataDirectory)
         // Resume points and the analytics outbox. A corrupt or locked database stops the start
         // with its reason: events acknowledged as recorded must never be lost silently.
         let storage: DaemonStorage
@@ -117,6 +119,7 @@ enum ServeCommand {
             library.onEvent = { [weak player] event in player?.publishFeatureEvent(event) }
             player.add(LibraryPlayback(library: library))
             player.add(contentSessions)
+            if let sessionControl { player.add(SessionControlFeature(configuration: sessionControl)) }
             let web = InstalledFolders.find("web", environment: "MARQUEE_WEB", probe: "index.html")
             if web == nil { Logger(category: "main").warning("dashboard files (web/) not found; set MARQUEE_WEB") }
             let server = ControlServer(player: player, configuration: .init(listen: listen, access: access, staticFiles: StaticFiles(web: web),
@@ -204,6 +207,25 @@ enum ServeCommand {
             }
             return KeyServiceRequest(uri: text)
         }
+    }
+
+    /// `--session-url URL`, `--session-interval S`, `--session-grace S`; nil without a URL.
+    /// The device id is read (or made) here, at start, not on the GLib thread.
+    private static func sessionControlConfiguration(_ args: ParsedArguments, dataDirectory: String) throws -> SessionControlFeature.Configuration? {
+        func seconds(_ option: String, _ range: ClosedRange<Double>, default value: Double) throws -> Double {
+            guard let text = args.value(option) else { return value }
+            guard let seconds = Double(text), range.contains(seconds) else {
+                throw UsageError("--\(option) must be \(Int(range.lowerBound)) to \(Int(range.upperBound)) seconds")
+            }
+            return seconds
+        }
+        let interval = try seconds("session-interval", SessionControlFeature.Configuration.intervalRange, default: 30)
+        let grace = try seconds("session-grace", SessionControlFeature.Configuration.graceRange, default: 120)
+        guard let sessionURL = args.value("session-url") else { return nil }
+        guard let url = URL(string: sessionURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw UsageError("--session-url must be an http(s) URL")
+        }
+        return .init(url: sessionURL, interval: interval, grace: grace, deviceId: DeviceIdentity.loadOrCreate(in: dataDirectory))
     }
 
     /// `--request-timeout` and `--max-event-clients`.

@@ -95,6 +95,7 @@ const errorTexts = {
   license_expired: 'The licence of this copy is spent.',
   already_in_library: 'This content is already in the library.',
   quota_exceeded: 'The library has no room for this download (its quota is reached).',
+  session_blocked: 'Playback was stopped by the session server.',
   invalid_state: 'That does not apply right now (it changed meanwhile): look again and retry.',
   network: 'The daemon cannot be reached.',
 };

@@ -26,6 +26,8 @@ export function emptyPlayer() {
     queue: null,
     cue: null,
     error: null,
+    // The last `blocked` event ({code, message} from the session server) until the next source.
+    blocked: null,
     // Not the daemon's: the distance from the live edge to the end of the seekable range
     // (null: not learnt yet for this source).
     liveGap: null,
@@ -71,7 +73,7 @@ export function applyEvent(player, { type, data }) {
         // that a new source has none.
         Object.assign(player, {
           position: null, duration: null, seekable: null, live: null, cue: null, abLoop: null, liveGap: null,
-          variants: [], variant: { mode: 'auto', selected: null, current: null },
+          variants: [], variant: { mode: 'auto', selected: null, current: null }, blocked: null,
         });
       }
       // The error belongs to the failed session; anything after it (a new open) clears it.
@@ -115,6 +117,7 @@ export function applyEvent(player, { type, data }) {
     case 'source':
       player.source = data;
       player.liveGap = null;
+      player.blocked = null;
       if (!data) {
         // Unloaded: what described the old source no longer applies.
         Object.assign(player, {
@@ -140,6 +143,9 @@ export function applyEvent(player, { type, data }) {
       break;
     case 'error':
       player.error = data;
+      break;
+    case 'blocked':
+      player.blocked = data;
       break;
     default:
       // eos (the state event says "ended"), reconnecting (handled by the store) and

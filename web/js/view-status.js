@@ -45,15 +45,19 @@ export function mountStatus({ onDismissError }) {
     }
     document.body.classList.toggle('stale', !connected);
 
-    // A command the daemon refused is the freshest news; otherwise the player's own error.
-    const candidate = commandError ?? player.error;
+    // A command the daemon refused is the freshest news; otherwise the player's own error,
+    // told in the session server's words when it blocked the viewing.
+    const blocked = player.blocked && (!player.error || player.error.code === 'session_blocked')
+      ? { code: 'session_blocked', message: player.blocked.message ?? player.error?.message, serverCode: player.blocked.code }
+      : null;
+    const candidate = commandError ?? blocked ?? player.error;
     if (!candidate) dismissed = null;
     const error = candidate && keyOf(candidate) === dismissed ? null : candidate;
     shown = error;
     setHidden(errorBox, !error);
     setText(errorField, error ? errorText(error.code) : '');
     setText(errorDetail, error && error.message && error.message !== errorText(error.code)
-      ? `${error.message} (${error.code})`
+      ? `${error.message} (${error.serverCode ?? error.code})`
       : (error ? `(${error.code})` : ''));
     setAttr(errorField, 'data-code', error ? error.code : null);
 
