@@ -34,6 +34,7 @@ CHECK_NAMES = [
     "check_math_cue",
     "check_preview",
     "check_protected_preview",
+    "check_blocked_session",
     "check_open_from_page",
     "check_track_controls",
     "check_variant_control",
@@ -140,7 +141,11 @@ class DashboardTest:
                     os.link(self.clip, os.path.join(origin_dir, name))
                 self.origin = support.MediaOrigin(origin_dir)
                 self.servers.append(self.origin)
-                self.daemon = self.start_daemon("daemon-1", extra_args=("--analytics-url", self.collector.url))
+                self.sessions = support.SessionServer()
+                self.servers.append(self.sessions)
+                self.daemon = self.start_daemon("daemon-1", extra_args=("--analytics-url", self.collector.url,
+                                                                        "--session-url", self.sessions.url,
+                                                                        "--session-interval", "1"))
                 self.start_browser()
             except Exception as error:  # nothing can run: every check fails
                 traceback.print_exc()
@@ -259,6 +264,23 @@ class DashboardTest:
                       describe=lambda: f"preview: {self.js(script)}")
         self.api_open(self.clip)
         self.wait_preview_frame()
+
+    def check_blocked_session(self):
+        """A session the session server blocks shows the server's message; the next open plays"""
+        self.ensure_playing()
+        self.sessions.refuse("concurrent", "Watching on another device")
+        script = ("const b = document.querySelector('[data-field=error-box]');"
+                  "const d = document.querySelector('[data-field=error-detail]');"
+                  "return {hidden: !b || b.hidden, detail: d ? d.textContent : ''}")
+        self.wait_for("the error box with the session server's message",
+                      lambda: (lambda v: not v["hidden"] and "Watching on another device" in v["detail"]
+                               and "concurrent" in v["detail"])(self.js(script)),
+                      describe=lambda: f"error box: {self.js(script)}")
+        self.wait_field("state", "error")
+        self.sessions.allow()
+        self.api_open(self.clip)
+        self.wait_for("the error box gone once the next open plays",
+                      lambda: self.js(script)["hidden"], describe=lambda: f"error box: {self.js(script)}")
 
     def check_open_from_page(self):
         """The open form plays a file"""

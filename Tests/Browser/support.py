@@ -401,6 +401,46 @@ class Collector:
         self.server.server_close()
 
 
+class SessionServer:
+    """A concurrent-session server on 127.0.0.1 for `--session-url`: it answers every
+    heartbeat with `{"allow": true}` until `refuse(code, message)`, then with
+    `{"allow": false, "code", "message"}` until `allow()`."""
+
+    def __init__(self):
+        self.verdict = {"allow": True}
+        self.posts = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                server.posts.append(self.rfile.read(length))
+                body = json.dumps(server.verdict).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sessions"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def refuse(self, code, message):
+        self.verdict = {"allow": False, "code": code, "message": message}
+
+    def allow(self):
+        self.verdict = {"allow": True}
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 # MARK: the daemon
 
 class Daemon:
