@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "ControlAPITests", dependencies: ["ControlAPI"]),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "SubtitlesTests", dependencies: ["Subtitles"]),
-        .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch"]),
+        .testTarget(name: "HTTPFetchTests", dependencies: ["HTTPFetch", "GLibRuntime", "MarqueeClient", "TestMedia"]),
         .testTarget(name: "TimeshiftTests", dependencies: ["Timeshift", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "TestMedia"]),
         .testTarget(name: "PlayerCoreTests", dependencies: ["PlayerCore", "ControlAPI", "GStreamerKit", "GLibRuntime", "GLibTestSupport", "HLS", "Subtitles", "TestMedia"]),
         .testTarget(name: "ContentSessionsTests", dependencies: ["ContentSessions", "PlayerCore", "ControlAPI", "Storage", "GLibRuntime", "GLibTestSupport", "TestMedia"]),

@@ -471,6 +471,7 @@ public final class Player {
                 failKeyRefused(refusal, token: session.proxyToken)
                 return
             }
+            if handleKeyServiceOutage(in: session) { return }
             var apiError = APIError(pipelineError: error, remote: !session.source.isLocalFile && !session.source.isDemo,
                                     missingPlugins: session.missingPlugins.names)
             if session.source.isLocalFile, !machine.prerolled { apiError = apiError.explained(by: session.foundType) }

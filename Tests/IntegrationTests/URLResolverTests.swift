@@ -200,3 +200,48 @@ extension URLResolverTests {
         XCTAssertEqual(try daemon.snapshot().state, "idle")
     }
 }
+
+extension URLResolverTests {
+    /// (e) An origin fault while a resolved HLS plays: the reconnect asks the resolver for a
+    /// fresh URL before the origin is tried again (the old one is spent), and plays on.
+    func testAReconnectAsksTheResolverBeforeTheOriginIsTriedAgain() throws {
+        let ladder = try HLSFixtures.ladder()
+        let master = "/" + ladder.masterPath
+        let server = try startOrigin(root: ladder.directory, signedPaths: [master])
+        let daemon = try startDaemon(origin: server, paths: ["c1": ladder.masterPath])
+        // Segment 2 of every stream fails: past the first frames, so playback is under way.
+        for path in ladder.segmentPaths(2) { server.respond(to: path, with: 503) }
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing", ["contentId": "c1", "userId": "u1", "resolve": true])
+        XCTAssertEqual(status, 200, "\(s)\n\(daemon.log.suffix(3000))")
+
+        var seen = try collectEvents(ws, timeout: 20) { $0.contains { ["reconnecting", "error"].contains($0["type"] as? String) } }
+        let types = seen.compactMap { $0["type"] as? String }
+        XCTAssertTrue(types.contains("reconnecting"), "\(types)\n\(daemon.log.suffix(3000))")
+        let faultSeen = Date()
+        let postsBefore = resolver.posts.count
+        let tokensBefore = Set(server.requests.filter { $0.path == master }.compactMap(\.query))
+        server.clearFaults()
+
+        seen = try collectEvents(ws, timeout: 20) { $0.contains { ["recovered", "error"].contains($0["type"] as? String) } }
+        XCTAssertTrue(seen.contains { $0["type"] as? String == "recovered" }, "\(seen.compactMap { $0["type"] as? String })\n\(daemon.log.suffix(3000))")
+        _ = try daemon.waitFor("playing past the failed segment", timeout: 10) { $0.state == "playing" && ($0.position ?? 0) > 3.5 }
+
+        // The resolver was asked again, naming the URL in use, and the origin's first master
+        // request after the fault carried the fresh URL: not the spent one, refused first.
+        let refreshes = resolver.posts.dropFirst(postsBefore).compactMap(\.json)
+        XCTAssertGreaterThanOrEqual(refreshes.count, 1, "the reconnect asked the resolver again")
+        XCTAssertTrue(refreshes.allSatisfy { ($0["uri"] as? String)?.hasPrefix(server.baseURL + master + "?token=") == true && $0["contentId"] as? String == "c1" },
+                      "\(refreshes)")
+        let after = server.requests.filter { $0.path == master && $0.time > faultSeen }
+        let first = try XCTUnwrap(after.first, "the restart fetched the master")
+        XCTAssertFalse(tokensBefore.contains(first.query ?? ""), "a fresh token, not one used before the fault: \(first.query ?? "")")
+        XCTAssertEqual(first.status, 200, "the first master request after the fault was served: \(after.map { ($0.query, $0.status) })")
+        let servedAfter = after.filter { $0.status == 200 }.compactMap(\.query)
+        XCTAssertEqual(refreshes.count, servedAfter.count, "one resolver answer per master served after the fault: \(servedAfter)")
+        XCTAssertEqual(Set(servedAfter).count, servedAfter.count, "each token served once: \(servedAfter)")
+        XCTAssertTrue(try daemon.client.get("/metrics").text.contains("marquee_opens_total 1\n"), "no new open was needed")
+    }
+}

@@ -164,7 +164,7 @@ public enum HLSFixtures {
             let stats = try writeMediaPlaylist(
                 elementaryStreams: [variant.pipeline(seconds: seconds),
                                     Pipelines.audio(seconds: seconds, frequency: 440, encoder: aac)],
-                to: root, folder: "v0", key: encryptionKey, fixture: fixture)
+                to: root, folder: "v0", keys: SegmentKeys(single: encryptionKey), fixture: fixture)
             segmentCount = stats.segmentCount
             let master = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
                 + "#EXT-X-STREAM-INF:BANDWIDTH=\(stats.peakBitrate),AVERAGE-BANDWIDTH=\(stats.averageBitrate),"
@@ -184,6 +184,64 @@ public enum HLSFixtures {
             keyPath: "v0/key.bin",
             key: encryptionKey,
             segmentPaths: (0..<segmentCount).map { segmentName($0, folder: "v0") })
+    }
+
+    /// Like `encrypted`, but the key changes every `segmentsPerKey` segments: an
+    /// `#EXT-X-KEY:METHOD=AES-128,URI="key-NNNN.bin"` line before segments 0, `segmentsPerKey`,
+    /// 2 x `segmentsPerKey` …, so a player needs a new key mid-play. Key N is
+    /// `rotatingKey(N)`, written beside the segments as `key-NNNN.bin`.
+    public static func rotatingKeys(seconds: Int = 12, segmentsPerKey: Int = 2) throws -> EncryptedHLS {
+        let fixture = "HLSFixtures.rotatingKeys(seconds: \(seconds), segmentsPerKey: \(segmentsPerKey))"
+        try validate(seconds: seconds, fixture: fixture)
+        guard segmentsPerKey >= 1 else {
+            throw MediaFixtureError(fixture: fixture, message: "segmentsPerKey must be at least 1", stderr: "")
+        }
+        let variant = VideoVariant(width: 640, height: 360, kbps: 800, pattern: "smpte", level: "3")
+        let directory = try cachedDirectory("hls-aes128-rotating-\(seconds)s-\(segmentsPerKey)", fixture: fixture) { root in
+            guard findExecutable("openssl") != nil else {
+                throw MediaFixtureError(fixture: fixture, message: "openssl not on PATH; install openssl", stderr: "")
+            }
+            let aac = try Pipelines.aacEncoder(fixture: fixture)
+            let stats = try writeMediaPlaylist(
+                elementaryStreams: [variant.pipeline(seconds: seconds),
+                                    Pipelines.audio(seconds: seconds, frequency: 440, encoder: aac)],
+                to: root, folder: "v0", keys: SegmentKeys(rotatingEvery: segmentsPerKey), fixture: fixture)
+            let master = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+                + "#EXT-X-STREAM-INF:BANDWIDTH=\(stats.peakBitrate),RESOLUTION=\(variant.width)x\(variant.height),"
+                + "CODECS=\"\(stats.videoCodec ?? "avc1.42c01e"),\(stats.audioCodec ?? "mp4a.40.2")\"\n"
+                + "v0/index.m3u8\n"
+            try Data(master.utf8).write(to: root.appendingPathComponent("master.m3u8"))
+        }
+        let playlist = try String(contentsOf: directory.appendingPathComponent("v0/index.m3u8"), encoding: .utf8)
+        let segmentCount = playlist.split(separator: "\n").filter { $0.hasPrefix("#EXTINF") }.count
+        return EncryptedHLS(
+            directory: directory, masterPath: "master.m3u8", mediaPath: "v0/index.m3u8",
+            keyPath: "v0/" + SegmentKeys.file(0), key: rotatingKey(0),
+            segmentPaths: (0..<segmentCount).map { segmentName($0, folder: "v0") })
+    }
+
+    /// Key `n` of `rotatingKeys`: "Marquee key 0003" for n = 3 (16 ASCII bytes).
+    public static func rotatingKey(_ n: Int) -> [UInt8] { Array(String(format: "Marquee key %04d", n % 10_000).utf8) }
+
+    /// Which key encrypts which segment, and the file the playlist names for it.
+    struct SegmentKeys {
+        let segmentsPerKey: Int
+        let keyFor: (Int) -> (file: String, bytes: [UInt8])
+
+        /// One key for every segment, "key.bin".
+        init(single key: [UInt8]) {
+            segmentsPerKey = Int.max
+            keyFor = { _ in ("key.bin", key) }
+        }
+
+        init(rotatingEvery segments: Int) {
+            segmentsPerKey = segments
+            keyFor = { n in (SegmentKeys.file(n), HLSFixtures.rotatingKey(n)) }
+        }
+
+        static func file(_ n: Int) -> String { String(format: "key-%04d.bin", n) }
+
+        func key(forSegment index: Int) -> (file: String, bytes: [UInt8]) { keyFor(index / segmentsPerKey) }
     }
 
     // "Marquee HLS key!" in ASCII: fixed, so a test can decrypt a segment itself.
@@ -279,7 +337,7 @@ public enum HLSFixtures {
     }
 
     private static func writeMediaPlaylist(
-        elementaryStreams: [[String]], to root: URL, folder: String, key: [UInt8]? = nil,
+        elementaryStreams: [[String]], to root: URL, folder: String, keys: SegmentKeys? = nil,
         fixture: String
     ) throws -> StreamStats {
         let fileManager = FileManager.default
@@ -303,11 +361,16 @@ public enum HLSFixtures {
         for (index, segment) in split.segments.enumerated() {
             let name = String(format: "segment%05d.ts", index)
             let destination = output.appendingPathComponent(name)
-            if let key {
+            if let keys {
+                let key = keys.key(forSegment: index)
+                if index % keys.segmentsPerKey == 0 {
+                    try Data(key.bytes).write(to: output.appendingPathComponent(key.file))
+                    playlist += "#EXT-X-KEY:METHOD=AES-128,URI=\"\(key.file)\"\n"
+                }
                 let plain = output.appendingPathComponent("\(name).plain")
                 try segment.data.write(to: plain)
                 defer { try? fileManager.removeItem(at: plain) }
-                try encrypt(plain, to: destination, key: key, sequence: index, fixture: fixture)
+                try encrypt(plain, to: destination, key: key.bytes, sequence: index, fixture: fixture)
             } else {
                 try segment.data.write(to: destination)
             }
@@ -319,12 +382,8 @@ public enum HLSFixtures {
         }
         // Rounded to the nearest integer, no EXTINF may exceed the target (RFC 8216 4.3.3.1).
         let target = max(1, split.segments.map { Int($0.duration.rounded()) }.max() ?? 1)
-        var header = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(target)\n"
+        let header = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:\(target)\n"
             + "#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
-        if let key {
-            try Data(key).write(to: output.appendingPathComponent("key.bin"))
-            header += "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"\n"
-        }
         try Data((header + playlist + "#EXT-X-ENDLIST\n").utf8)
             .write(to: output.appendingPathComponent("index.m3u8"))
         return StreamStats(
