@@ -42,6 +42,23 @@ public final class HTTPFetcher {
         send("GET", url, headers: headers, completion: completion)
     }
 
+    /// GETs `url` as `get` when it is an HLS playlist; any other body (a progressive file) is
+    /// dropped once its first bytes told it apart, and only those come back in `body`.
+    @discardableResult
+    public func getIfPlaylist(_ url: String, headers: [String: String] = [:],
+                              completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        let handle = FetchHandle()
+        handle.request = client.open(url, headers: headers) { opened in
+            switch opened {
+            case .failure(let failure):
+                GLibActor.assumeIsolated { completion(.failure(failure)) }
+            case .success(let stream):
+                stream.readIfPlaylist { outcome in GLibActor.assumeIsolated { completion(outcome) } }
+            }
+        }
+        return handle
+    }
+
     /// HEADs `url`: whether the server would serve it, without the body (a health probe).
     @discardableResult
     public func head(_ url: String, headers: [String: String] = [:],

@@ -156,3 +156,45 @@ private final class PendingOpen {
         completion(.success(OriginStream(head: head, message: message, input: input, request: request)))
     }
 }
+
+extension OriginStream {
+    /// Reads the body whole when it is an HLS playlist (by type, else by its first bytes:
+    /// `ProxiedBody`), at most `SoupClient.maxBodyBytes`; any other body only until that is
+    /// known (its first bytes come back), so a progressive file is not downloaded to be told
+    /// apart from a playlist. `completion` runs once, on the client's thread.
+    public func readIfPlaylist(completion: @escaping (Result<FetchedResource, FetchError>) -> Void) {
+        readIfPlaylist(body: [], decided: false, completion: completion)
+    }
+
+    private func readIfPlaylist(body: [UInt8], decided playlist: Bool, completion: @escaping (Result<FetchedResource, FetchError>) -> Void) {
+        func resource(_ body: [UInt8]) -> FetchedResource {
+            FetchedResource(status: head.status, contentType: head.contentType, body: Data(body), finalURL: head.finalURL,
+                            contentRange: head.contentRange)
+        }
+        if !playlist {
+            switch ProxiedBody.kind(mediaType: head.mediaType, prefix: body, complete: false) {
+            case .passThrough:
+                cancel()
+                return completion(.success(resource(body)))
+            case .playlist:
+                return readIfPlaylist(body: body, decided: true, completion: completion)
+            case .undecided:
+                break
+            }
+        }
+        read(maxBytes: 64 << 10) { [self] result in
+            switch result {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let chunk) where chunk.count == 0:
+                completion(.success(resource(body)))
+            case .success(let chunk):
+                guard body.count + chunk.count <= SoupClient.maxBodyBytes else {
+                    return completion(.failure(FetchError(message: "\(head.finalURL) is larger than \(SoupClient.maxBodyBytes) bytes",
+                                                          status: head.status)))
+                }
+                readIfPlaylist(body: body + chunk.data, decided: playlist, completion: completion)
+            }
+        }
+    }
+}
