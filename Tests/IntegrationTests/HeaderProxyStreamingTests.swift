@@ -54,6 +54,23 @@ final class HeaderProxyStreamingTests: XCTestCase {
         XCTAssertFalse(farRanges.isEmpty, "no 206 for a range past 64 MiB: \(fileRequests.map { ($0.headers["range"] ?? "-", $0.status ?? 0) })")
     }
 
+    /// An origin that breaks off mid-body: the proxy ends the client's response short (it
+    /// cannot end it cleanly: that would pass a cut file off as whole), souphttpsrc asks
+    /// again from where it stopped, and playback goes on past the cut.
+    func testAnOriginThatBreaksOffMidBodyIsResumedWithARange() throws {
+        let cut = 4 << 20  // about a second of the file, after its index
+        server.dropConnection(path: "/" + file.lastPathComponent, afterBytes: cut, count: 1)
+        let (status, s) = try daemon.post("/v1/player/open?wait=playing&timeout=30", ["uri": fileURL, "headers": ["X-Session": "cut"]])
+        XCTAssertEqual(status, 200, "\(s)")
+        let after = try daemon.waitFor("playing past the cut", timeout: 15) { $0.state == "playing" && ($0.position ?? 0) >= 3 }
+        XCTAssertNil(after.errorCode, "\(after)")
+        let resumed = fileRequests.compactMap { request -> Int? in
+            guard let range = request.headers["range"], request.headers["x-session"] == "cut" else { return nil }
+            return Int(range.dropFirst("bytes=".count).prefix { $0.isNumber })
+        }
+        XCTAssertTrue(resumed.contains { $0 > 0 && $0 <= cut }, "no request resumed at or before the cut: \(resumed)")
+    }
+
     /// The proxy reads the origin no faster than the player takes the body: its share of the
     /// daemon's memory is a few chunks per stream, not the file. Measured as the peak VmRSS
     /// growth over an open, plays and two seeks through the proxy (about 50 MB of the 88 MB
