@@ -26,8 +26,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 @GLibActor
 public final class HTTPFetcher {
     private let client: SoupClient
-    /// Bodies above this are refused. Playlists and keys are tiny; the proxy fetches whole
-    /// segments, and a 6 s segment at 40 Mb/s is 30 MB.
+    /// Bodies read whole above this are refused: playlists and keys are tiny.
     public nonisolated static let maxBodyBytes = SoupClient.maxBodyBytes
 
     public init(userAgent: String = "marquee", timeoutSeconds: UInt32 = 15) {
