@@ -26,8 +26,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
 @GLibActor
 public final class HTTPFetcher {
     private let client: SoupClient
-    /// Bodies above this are refused. Playlists and keys are tiny; the proxy fetches whole
-    /// segments, and a 6 s segment at 40 Mb/s is 30 MB.
+    /// Bodies read whole above this are refused: playlists and keys are tiny.
     public nonisolated static let maxBodyBytes = SoupClient.maxBodyBytes
 
     public init(userAgent: String = "marquee", timeoutSeconds: UInt32 = 15) {
@@ -40,6 +39,23 @@ public final class HTTPFetcher {
     public func get(_ url: String, headers: [String: String] = [:],
                     completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
         send("GET", url, headers: headers, completion: completion)
+    }
+
+    /// GETs `url` as `get` when it is an HLS playlist; any other body (a progressive file) is
+    /// dropped once its first bytes told it apart, and only those come back in `body`.
+    @discardableResult
+    public func getIfPlaylist(_ url: String, headers: [String: String] = [:],
+                              completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        let handle = FetchHandle()
+        handle.request = client.open(url, headers: headers) { opened in
+            switch opened {
+            case .failure(let failure):
+                GLibActor.assumeIsolated { completion(.failure(failure)) }
+            case .success(let stream):
+                stream.readIfPlaylist { outcome in GLibActor.assumeIsolated { completion(outcome) } }
+            }
+        }
+        return handle
     }
 
     /// HEADs `url`: whether the server would serve it, without the body (a health probe).

@@ -9,9 +9,9 @@ import GLibRuntime
 /// playlists come back with every URI rewritten to point here, and each request goes to the
 /// origin with the session's headers (plus its key headers for EXT-X-KEY URIs).
 ///
-/// Each request is fetched whole before it is answered: simple, but it adds a segment's
-/// download time to its delivery, and hlsdemux2 measures loopback speed rather than the
-/// origin's, so adaptive mode may pick higher variants than the network sustains.
+/// Since the URL resolver, progressive files read by souphttpsrc come through it too. Only
+/// playlists are read whole; segments and files are streamed through as they arrive, with
+/// flow control (`ProxyExchange`).
 ///
 /// The server and its origin client run on a `ServiceThread` of their own, never on the
 /// GLib thread: hlsdemux2 waits for these requests while the GLib thread may be inside a
@@ -123,76 +123,47 @@ public final class LoopbackProxy: @unchecked Sendable {
         if let range = soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Range") {
             headers["Range"] = String(cString: range)
         }
-        g_object_ref(UnsafeMutableRawPointer(msg))
-        soup_server_message_pause(msg)
-        // hlsdemux2 cancels downloads on seek and stop: when its request goes away first,
-        // the origin fetch is cancelled and the message is never touched again (libsoup
-        // refuses to unpause a finished message).
-        let exchange = ProxyExchange()
+        // hlsdemux2 cancels downloads on seek and stop, souphttpsrc drops its request on a
+        // seek: the exchange then cancels the origin request and lets the message be.
+        let exchange = ProxyExchange(msg)
         let client = origins.client
         weak let proxy = self
-        func respond(_ result: Result<FetchedResource, FetchError>) {
-            exchange.responded = true
-            defer {
-                g_signal_handler_disconnect(UnsafeMutableRawPointer(msg), exchange.finishedHandler)
-                soup_server_message_unpause(msg)
-                g_object_unref(UnsafeMutableRawPointer(msg))
-            }
+        func answer(_ result: Result<OriginStream, FetchError>) {
             switch result {
             case .failure(let failure):
-                soup_server_message_set_status(msg, UInt32(failure.status ?? 502), nil)
-            case .success(let resource):
-                var body = resource.body
-                var type = resource.contentType ?? "application/octet-stream"
-                if let proxy, isPlaylist(resource), let text = String(data: body, encoding: .utf8),
-                   let base = URL(string: resource.finalURL) {
-                    body = Data(PlaylistRewriter.rewrite(text, base: base) { proxy.url(for: $0, token: token, isKey: $1) }.utf8)
-                    type = "application/vnd.apple.mpegurl"
-                }
-                soup_server_message_set_status(msg, UInt32(resource.status), nil)
-                if let range = resource.contentRange {
-                    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Content-Range", range)
-                }
-                body.withUnsafeBytes { bytes in
-                    soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY,
-                                                     bytes.baseAddress?.assumingMemoryBound(to: CChar.self), UInt(bytes.count))
+                exchange.fail(status: failure.status ?? 502)
+            case .success(let stream):
+                exchange.answer(from: stream) { text, base in
+                    guard let proxy else { return text }
+                    return PlaylistRewriter.rewrite(text, base: base) { proxy.url(for: $0, token: token, isKey: $1) }
                 }
             }
         }
         // A session from the URL resolver may have a fresh entry URL and headers, and asks the
-        // resolver again once when the origin refuses (ProxyReauthorizer).
+        // resolver again once when the origin refuses (ProxyReauthorizer): a refusal is known
+        // from the response head, before any of the body is passed on.
         let reauthorizer = session.reauthorizer
         func fetch(retried: Bool) {
             let route = reauthorizer?.route(origin, headers: headers)
-            exchange.fetch = client.send("GET", route?.url ?? origin, headers: route?.headers ?? headers) { result in
-                guard !exchange.clientGone else { return }
+            exchange.fetch = client.open(route?.url ?? origin, headers: route?.headers ?? headers) { result in
+                guard !exchange.finished else { return }
                 if !retried, let reauthorizer, let route, case .failure(let failure) = result,
                    reauthorizer.refreshes(status: failure.status, for: route.url) {
                     reauthorizer.refresh(since: route.generation, using: client) { renewed in
-                        guard !exchange.clientGone else { return }
-                        if renewed { fetch(retried: true) } else { respond(result) }
+                        guard !exchange.finished else { return }
+                        if renewed { fetch(retried: true) } else { answer(result) }
                     }
                     return
                 }
-                respond(result)
+                answer(result)
             }
         }
         if let reauthorizer {
-            reauthorizer.prepare(origin, using: client) { if !exchange.clientGone { fetch(retried: false) } }
+            reauthorizer.prepare(origin, using: client) { if !exchange.finished { fetch(retried: false) } }
         } else {
             fetch(retried: false)
         }
-        exchange.finishedHandler = connectFinished(onServerThread: msg) {
-            guard !exchange.responded, !exchange.clientGone else { return }
-            exchange.clientGone = true
-            exchange.fetch?.cancel()
-            g_object_unref(UnsafeMutableRawPointer(msg))
-        }
     }
-}
-
-private func isPlaylist(_ resource: FetchedResource) -> Bool {
-    (resource.contentType?.lowercased().contains("mpegurl") ?? false) || resource.body.starts(with: Array("#EXTM3U".utf8))
 }
 
 /// The proxy's libsoup client, made on first use on the proxy's thread (a SoupSession
@@ -209,14 +180,4 @@ private final class OriginClient: @unchecked Sendable {
         made = client
         return client
     }
-}
-
-/// One proxied request while its origin fetch runs. The proxy's thread only.
-private final class ProxyExchange {
-    var fetch: SoupClient.Request?
-    var finishedHandler: UInt = 0
-    /// The response was written (the completion ran).
-    var responded = false
-    /// The client left before the response: the completion must not touch the message.
-    var clientGone = false
 }

@@ -5,16 +5,16 @@ import FoundationEssentials
 /// made it: requests must be started there, and completions run there. `HTTPFetcher` is
 /// this on the GLib thread; the header proxy has one on its own `ServiceThread`.
 public final class SoupClient: @unchecked Sendable {
-    private let session: UnsafeMutablePointer<SoupSession>
+    let session: UnsafeMutablePointer<SoupSession>
     private let userAgent: String
-    /// Bodies above this are refused. Playlists and keys are tiny; the proxy fetches whole
-    /// segments, and a 6 s segment at 40 Mb/s is 30 MB.
+    /// Bodies read whole above this are refused: playlists and keys are tiny (the header
+    /// proxy streams segments and files through, `SoupClient.open`).
     public static let maxBodyBytes = 64 << 20
 
     /// One request in flight; `cancel()` on the client's thread.
     public final class Request: @unchecked Sendable {
-        fileprivate let cancellable: UnsafeMutablePointer<GCancellable>
-        fileprivate init() { cancellable = g_cancellable_new() }
+        let cancellable: UnsafeMutablePointer<GCancellable>
+        init() { cancellable = g_cancellable_new() }
         deinit { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
         public func cancel() { g_cancellable_cancel(cancellable) }
     }
@@ -37,14 +37,7 @@ public final class SoupClient: @unchecked Sendable {
         let request = Request()
         guard let message = soup_message_new(method, url) else {
             let failure = FetchError(message: "not a valid URL: \(url)")
-            let box = Unmanaged.passRetained(Completion { completion(.failure(failure)) }).toOpaque()
-            let idle = g_idle_source_new()!
-            g_source_set_callback(idle, { data in
-                Unmanaged<Completion>.fromOpaque(data!).takeUnretainedValue().run()
-                return 0
-            }, box, { Unmanaged<Completion>.fromOpaque($0!).release() })
-            g_source_attach(idle, g_main_context_get_thread_default())
-            g_source_unref(idle)
+            completeLater { completion(.failure(failure)) }
             return request
         }
         if let (data, contentType) = body {
@@ -52,11 +45,7 @@ public final class SoupClient: @unchecked Sendable {
             soup_message_set_request_body_from_bytes(message, contentType, bytes)
             g_bytes_unref(bytes)
         }
-        let requestHeaders = soup_message_get_request_headers(message)
-        for (name, value) in headers { soup_message_headers_replace(requestHeaders, name, value) }
-        if !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) {
-            soup_message_headers_replace(requestHeaders, "User-Agent", userAgent)
-        }
+        addHeaders(headers, to: message)
         let pending = PendingFetch(message: message, url: url, request: request, completion: completion)
         soup_session_send_and_read_async(session, message, G_PRIORITY_DEFAULT, request.cancellable, { source, result, data in
             let pending = Unmanaged<PendingFetch>.fromOpaque(data!).takeRetainedValue()
@@ -68,6 +57,27 @@ public final class SoupClient: @unchecked Sendable {
             pending.completion(outcome)
         }, Unmanaged.passRetained(pending).toOpaque())
         return request
+    }
+
+    /// The request's `headers`, and our User-Agent unless they name another.
+    func addHeaders(_ headers: [String: String], to message: OpaquePointer) {
+        let requestHeaders = soup_message_get_request_headers(message)
+        for (name, value) in headers { soup_message_headers_replace(requestHeaders, name, value) }
+        if !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) {
+            soup_message_headers_replace(requestHeaders, "User-Agent", userAgent)
+        }
+    }
+
+    /// Runs `completion` on the client's thread from an idle source: never inline.
+    func completeLater(_ completion: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(Completion(completion)).toOpaque()
+        let idle = g_idle_source_new()!
+        g_source_set_callback(idle, { data in
+            Unmanaged<Completion>.fromOpaque(data!).takeUnretainedValue().run()
+            return 0
+        }, box, { Unmanaged<Completion>.fromOpaque($0!).release() })
+        g_source_attach(idle, g_main_context_get_thread_default())
+        g_source_unref(idle)
     }
 }
 

@@ -64,9 +64,11 @@ final class HLSController {
 
     /// Fetches the source's URL alongside playbin3 (which fetches it too, a few hundred
     /// bytes twice) and, when it is an HLS playlist, lists its variants. A source is HLS by
-    /// its response (`#EXTM3U` or an mpegurl content type), not by its suffix.
+    /// its response (`#EXTM3U` or an mpegurl content type), not by its suffix. Any other
+    /// body is dropped after its first bytes: a progressive file is not downloaded (whole
+    /// into memory, up to the 64 MiB cap) only to be told apart.
     func fetchMaster() {
-        masterFetch = fetcher.get(session.source.sourceURI, headers: session.requestHeaders) { [weak self] result in
+        masterFetch = fetcher.getIfPlaylist(session.source.sourceURI, headers: session.requestHeaders) { [weak self] result in
             // A cancelled fetch still completes (with an error): a closed controller ignores it.
             guard let self, !self.closed, let host = self.host else { return }
             self.masterFetch = nil
