@@ -7,8 +7,8 @@ import GLibRuntime
 /// (`KeyServiceClient`), never from the key URI itself. Requests for a key already being
 /// fetched wait for that fetch (`KeyRequestCoalescer`): one POST per key URI and session.
 /// hlsdemux2 gets the raw key (200), a 403 for a refused key (the session's `onKeyRefused`
-/// hears why first), or a 502 for a key service that kept failing (`KeyServiceOutages`
-/// notes why first, so that the player rides it out like a failing origin).
+/// hears why first), or a 502 for a key service that kept failing (`outages` notes why
+/// first, so that the player rides it out like a failing origin).
 ///
 /// Caches and requests live on the proxy's thread; `refusal(for:)` and `forget` are safe from
 /// any thread.
@@ -22,6 +22,8 @@ final class KeyDelivery: @unchecked Sendable {
     private let lock = ThreadLock()
     /// Guarded by `lock`: why a session's key was refused (the first refusal).
     private var refusals: [String: String] = [:]
+    /// Keys the key service kept failing to deliver, until the player takes them.
+    let outages = KeyServiceOutages()
 
     init(thread: ServiceThread, userAgent: String) {
         self.thread = thread
@@ -41,7 +43,7 @@ final class KeyDelivery: @unchecked Sendable {
     /// The session is gone: its keys leave memory.
     func forget(_ token: String) {
         lock.withLock { refusals[token] = nil }
-        KeyServiceOutages.forget(token)
+        outages.forget(token)
         thread.perform { [self] in caches[token] = nil }
     }
 
@@ -82,7 +84,7 @@ final class KeyDelivery: @unchecked Sendable {
         switch outcome {
         case .key(let fetched):
             caches[fetch.token]?.store(fetched, for: fetch.keyURI)  // not for a session already gone
-            KeyServiceOutages.clear(fetch.keyURI, token: fetch.token)
+            outages.clear(fetch.keyURI, token: fetch.token)
             status = 200
             key = fetched
         case .refused(let reason):
@@ -98,7 +100,7 @@ final class KeyDelivery: @unchecked Sendable {
         case .unavailable(let reason):
             // Noted before hlsdemux2 hears of it, as it reports a key it could not get as a
             // stream error ("Internal data stream error") whatever the status.
-            KeyServiceOutages.record(reason, keyURI: fetch.keyURI, token: fetch.token)
+            outages.record(reason, keyURI: fetch.keyURI, token: fetch.token)
             status = 502
         }
         for waiter in waiters where !waiter.clientGone {
@@ -134,36 +136,38 @@ private final class KeyWaiter {
     init(_ msg: OpaquePointer) { self.msg = msg }
 }
 
-/// Key services that kept failing, by session token (random, unique in the process) and key
-/// URI, until the player takes them: hlsdemux2 (1.22) reports a key it could not get as a
-/// stream error, or, when it was buffering, not at all (a stall with a healthy origin), so
-/// the player looks here on a pipeline error and at each tick of its stall watch. A key
-/// served later clears its entry; `forget` clears the session's. Any thread.
-public enum KeyServiceOutages {
-    private static let lock = ThreadLock()
-    nonisolated(unsafe) private static var reasons: [String: [String: String]] = [:]
+/// Key services that kept failing, by session token and key URI, until the player takes
+/// them: hlsdemux2 (1.22) reports a key it could not get as a stream error, or, when it was
+/// buffering, not at all (a stall with a healthy origin), so the player looks here (through
+/// `LoopbackProxy.takeKeyServiceOutage(for:)`) on a pipeline error and at each tick of its
+/// stall watch. A key served later clears its entry; `forget` clears the session's. Any
+/// thread.
+final class KeyServiceOutages: @unchecked Sendable {
+    private let lock = ThreadLock()
+    /// Guarded by `lock`.
+    private var reasons: [String: [String: String]] = [:]
 
     /// Why the session's key service failed for a key not served since, if it did; the
     /// outage is then the caller's to handle (one loss per outage).
-    public static func take(for token: String) -> String? {
+    func take(for token: String) -> String? {
         lock.withLock {
             defer { reasons[token] = nil }
             return reasons[token]?.values.sorted().first
         }
     }
 
-    static func record(_ reason: String, keyURI: String, token: String) {
+    func record(_ reason: String, keyURI: String, token: String) {
         lock.withLock { reasons[token, default: [:]][keyURI] = reason }
     }
 
-    static func clear(_ keyURI: String, token: String) {
+    func clear(_ keyURI: String, token: String) {
         lock.withLock {
             reasons[token]?[keyURI] = nil
             if reasons[token]?.isEmpty == true { reasons[token] = nil }
         }
     }
 
-    static func forget(_ token: String) {
+    func forget(_ token: String) {
         lock.withLock { reasons[token] = nil }
     }
 }

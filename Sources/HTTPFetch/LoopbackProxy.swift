@@ -74,6 +74,12 @@ public final class LoopbackProxy: @unchecked Sendable {
         keys.refusal(for: token)
     }
 
+    /// Why the session's key service failed to deliver a key (past the retries), once: the
+    /// caller then handles that outage (the player rides it out like a failing origin).
+    public func takeKeyServiceOutage(for token: String) -> String? {
+        keys.outages.take(for: token)
+    }
+
     private var baseURL: String { lock.withLock { server?.baseURL ?? "" } }
 
     /// The proxy URL that fetches `origin` for the session.

@@ -28,7 +28,7 @@ extension Player {
     /// it is a network fault, ridden out like a failing origin once the source played, else
     /// `key_error`. False when no key is missing (the error is reported as it is).
     func handleKeyServiceOutage(in session: PlaybackSession) -> Bool {
-        guard let token = session.proxyToken, let reason = KeyServiceOutages.take(for: token) else { return false }
+        guard let token = session.proxyToken, let reason = proxy.takeKeyServiceOutage(for: token) else { return false }
         log.warning("key service unavailable", ["message": reason])  // names the key URI, never the key
         if session.recovery?.pipelineError(APIError(.networkError, reason)) == true { return true }
         feed(.failed(APIError(.keyError, reason)))

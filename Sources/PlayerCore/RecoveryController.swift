@@ -81,22 +81,13 @@ final class RecoveryController {
 
     private func tick() {
         guard !closed, let host else { return }
-        if keyServiceFailed() { return }
+        // A key the key service could not deliver while hlsdemux2 buffered: it reports nothing
+        // then (measured: GStreamer 1.22, a key service answering 503 for 6 s while playback
+        // had run dry), and the stall probe finds the origin healthy, so this is how it is seen.
+        if host.handleKeyServiceOutage(in: session) { return }
         let playback = RecoveryMachine.Playback(host.machine)
         let progress = playback.prerolled && !playback.reconnecting ? progressMeasure(isLive: playback.isLive) : nil
         run(machine.handle(.tick(progress: progress, playback: playback, now: .now)))
-    }
-
-    /// A key the key service could not deliver (it kept failing past the proxy's retries)
-    /// while hlsdemux2 buffered: it reports nothing then (measured: GStreamer 1.22, a key
-    /// service answering 503 for 6 s while playback had run dry), and the stall probe finds the
-    /// origin healthy, so this is how the fault is seen. Ridden out like a lost source once the
-    /// source played; before that, `key_error`. True when there was one.
-    private func keyServiceFailed() -> Bool {
-        guard let host, let token = session.proxyToken, let reason = KeyServiceOutages.take(for: token) else { return false }
-        log.warning("key service unavailable", ["message": reason])  // names the key URI, never the key
-        if !pipelineError(APIError(.networkError, reason)) { host.feed(.failed(APIError(.keyError, reason))) }
-        return true
     }
 
     private func attemptDue() {

@@ -15,4 +15,7 @@ protocol SessionHost: AnyObject {
     func sourceInfoChanged(in session: PlaybackSession)
     /// Opens `request` again in a new pipeline, the `retries`-th time (the preroll-stall retry).
     func reopen(_ request: OpenRequest, afterStall retries: Int)
+    /// A key the key service kept failing to deliver: ridden out like a lost source once the
+    /// source played, else `key_error`. False when there was none (Player+Keys.swift).
+    func handleKeyServiceOutage(in session: PlaybackSession) -> Bool
 }
