@@ -74,17 +74,12 @@ final class ProxyExchange {
         case .passThrough:
             pass(stream.head, prefilled: chunks, ended: false)
         case .undecided:
-            stream.read(maxBytes: Self.chunkBytes) { [self] result in
-                guard !finished else { return }
-                switch result {
-                case .failure:
-                    fail(status: 502)
-                case .success(let chunk) where chunk.count == 0:
+            readNext(stream) { [self] chunk in
+                guard let chunk else {
                     // The whole body is in, and shorter than the tag.
-                    pass(stream.head, prefilled: chunks, ended: true)
-                case .success(let chunk):
-                    sniff(stream, read: chunks + [chunk], bytes: bytes + chunk.data, rewrite: rewrite)
+                    return pass(stream.head, prefilled: chunks, ended: true)
                 }
+                sniff(stream, read: chunks + [chunk], bytes: bytes + chunk.data, rewrite: rewrite)
             }
         }
     }
@@ -92,16 +87,21 @@ final class ProxyExchange {
     /// A playlist: read whole (playlists are small; the cap guards against a mislabelled
     /// file), rewritten, answered in one piece.
     private func collectPlaylist(_ stream: OriginStream, body: Data, rewrite: @escaping (String, URL) -> String) {
+        readNext(stream) { [self] chunk in
+            guard let chunk else { return respondWithPlaylist(stream.head, body: body, rewrite: rewrite) }
+            guard body.count + chunk.count <= SoupClient.maxBodyBytes else { return fail(status: 502) }
+            collectPlaylist(stream, body: body + chunk.data, rewrite: rewrite)
+        }
+    }
+
+    /// Reads the next chunk before the body is answered: `then(nil)` at the body's end; a
+    /// failed read answers 502; nothing once the client went away.
+    private func readNext(_ stream: OriginStream, then: @escaping (BodyChunk?) -> Void) {
         stream.read(maxBytes: Self.chunkBytes) { [self] result in
             guard !finished else { return }
             switch result {
-            case .failure:
-                fail(status: 502)
-            case .success(let chunk) where chunk.count == 0:
-                respondWithPlaylist(stream.head, body: body, rewrite: rewrite)
-            case .success(let chunk):
-                guard body.count + chunk.count <= SoupClient.maxBodyBytes else { return fail(status: 502) }
-                collectPlaylist(stream, body: body + chunk.data, rewrite: rewrite)
+            case .failure: fail(status: 502)
+            case .success(let chunk): then(chunk.count == 0 ? nil : chunk)
             }
         }
     }
