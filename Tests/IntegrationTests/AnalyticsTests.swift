@@ -17,9 +17,7 @@ final class AnalyticsTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let daemon, daemon.process.isRunning {
-            XCTAssertEqual(daemon.stop(), 0, "the daemon must exit 0 on SIGTERM; log:\n\(daemon.log.suffix(4000))")
-        }
+        daemon?.assertStopsCleanly()
         daemon = nil
         collector.stop()
         if let sharedDataDirectory, ProcessInfo.processInfo.environment["MARQUEE_KEEP_TEST_DATA"] != "1" {

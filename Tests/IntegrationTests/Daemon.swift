@@ -93,6 +93,13 @@ final class Daemon {
 
     enum DaemonError: Error { case noListeningLine(String) }
 
+    /// A test's tearDown: a daemon still running must exit 0 on SIGTERM; a failure shows the
+    /// end of its log.
+    func assertStopsCleanly(file: StaticString = #filePath, line: UInt = #line) {
+        guard process.isRunning else { return }
+        XCTAssertEqual(stop(), 0, "the daemon must exit 0 on SIGTERM; log:\n\(log.suffix(4000))", file: file, line: line)
+    }
+
     /// Everything the daemon logged so far (after `stop()`, what it logged until it exited).
     var log: String { finalLog ?? (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
     /// The log as it was when `stop()` removed the data directory.

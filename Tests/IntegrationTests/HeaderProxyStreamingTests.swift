@@ -20,9 +20,7 @@ final class HeaderProxyStreamingTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let daemon, daemon.process.isRunning {
-            XCTAssertEqual(daemon.stop(), 0, "the daemon must exit 0 on SIGTERM; log:\n\(daemon.log.suffix(4000))")
-        }
+        daemon?.assertStopsCleanly()
         daemon = nil
         server = nil
     }

@@ -31,9 +31,7 @@ final class KeyServiceRecoveryTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let daemon, daemon.process.isRunning {
-            XCTAssertEqual(daemon.stop(), 0, "the daemon must exit 0 on SIGTERM; log:\n\(daemon.log.suffix(4000))")
-        }
+        daemon?.assertStopsCleanly()
         daemon = nil
         keyService.stop()
         origin.stop()

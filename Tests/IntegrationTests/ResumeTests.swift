@@ -11,9 +11,7 @@ final class ResumeTests: XCTestCase {
     private var sharedDataDirectory: URL?
 
     override func tearDown() {
-        if let daemon, daemon.process.isRunning {
-            XCTAssertEqual(daemon.stop(), 0, "the daemon must exit 0 on SIGTERM; log:\n\(daemon.log.suffix(4000))")
-        }
+        daemon?.assertStopsCleanly()
         daemon = nil
         if let sharedDataDirectory, ProcessInfo.processInfo.environment["MARQUEE_KEEP_TEST_DATA"] != "1" {
             try? FileManager.default.removeItem(at: sharedDataDirectory)

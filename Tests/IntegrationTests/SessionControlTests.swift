@@ -17,9 +17,7 @@ final class SessionControlTests: XCTestCase {
     }
 
     override func tearDown() {
-        if let daemon, daemon.process.isRunning {
-            XCTAssertEqual(daemon.stop(), 0, "the daemon must exit 0 on SIGTERM; log:\n\(daemon.log.suffix(4000))")
-        }
+        daemon?.assertStopsCleanly()
         daemon = nil
         server.stop()
         if let sharedDataDirectory { try? FileManager.default.removeItem(at: sharedDataDirectory) }
