@@ -14,7 +14,6 @@ that position events keep arriving; the daemon's CPU is utime+stime from /proc/P
 
 from __future__ import annotations
 
-import argparse
 import base64
 import os
 import selectors
@@ -150,14 +149,8 @@ def run(args, procs: bench.Processes, tmp: Path) -> dict:
     return {"shares": shares, "events": events}
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--clients", type=int, default=100)
-    p.add_argument("--marquee", default=str(bench.DEFAULT_MARQUEE))
-    p.add_argument("--json", type=Path)
-    p.add_argument("--log", type=Path)
-    return p.parse_args(argv)
+def parse_args(argv: list[str]):
+    return bench.reported_parser(__doc__, clients=100).parse_args(argv)
 
 
 def main(argv: list[str]) -> int:

@@ -12,7 +12,6 @@ See bench/README.md ("HLS benchmark"). Reuses the process, daemon and mpv helper
 
 from __future__ import annotations
 
-import argparse
 import http.server
 import math
 import os
@@ -23,7 +22,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (DEFAULT_MARQUEE, BenchError, Marquee, Mpv, Processes, Series, run_guarded,  # noqa: E402
+from local_http import LocalHTTPServer  # noqa: E402
+from run import (BenchError, Marquee, Mpv, Processes, RunsParser, Series, run_guarded,  # noqa: E402
                  log_tail, ms, platform_line, print_table, require, step, verdict)
 
 SEGMENT_SECONDS = 1
@@ -99,7 +99,7 @@ def make_ladder(root: Path, procs: Processes) -> Path:
 
 # --------------------------------------------------------------------------- HTTP server
 
-class RecordingServer:
+class RecordingServer(LocalHTTPServer):
     """Serves a directory on 127.0.0.1:0 and records (time.monotonic(), path) of every GET."""
 
     def __init__(self, root: Path) -> None:
@@ -119,21 +119,7 @@ class RecordingServer:
             def log_message(self, *args):  # silence
                 pass
 
-        class Server(http.server.ThreadingHTTPServer):
-            def handle_error(self, request, client_address):
-                # a player that stops drops its segment download: not worth a traceback
-                if not isinstance(sys.exc_info()[1], ConnectionError):
-                    super().handle_error(request, client_address)
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.1}, daemon=True)
-        self._thread.start()
-
-    def url(self, rel: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{rel}"
+        super().__init__(Handler)
 
     def first_segment_after(self, folder: str, t0: float, timeout_s: float) -> float | None:
         """monotonic time of the first GET of a .ts under /folder/ at or after t0."""
@@ -148,11 +134,6 @@ class RecordingServer:
             if time.monotonic() > deadline:
                 return None
             time.sleep(0.005)
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self._thread.join(timeout=2)
 
 
 # --------------------------------------------------------------------------- measurements
@@ -240,15 +221,9 @@ def report(res: dict, args, notes: list[str]) -> None:
 
 # --------------------------------------------------------------------------- main
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="HLS startup and variant-switch benchmark.")
-    parser.add_argument("--runs", type=int, default=5, help="runs per player (default 5)")
-    parser.add_argument("--marquee", type=Path, default=DEFAULT_MARQUEE,
-                        help="the marquee binary (default .build/release/marquee)")
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
-    return args
+def parse_args(argv: list[str]):
+    return RunsParser("HLS startup and variant-switch benchmark.", default_runs=5,
+                      runs_help="runs per player").parse_args(argv)
 
 
 def run(args, procs: Processes, tmp: Path) -> None:

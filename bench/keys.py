@@ -22,18 +22,17 @@ the ratio to the peer. See bench/README.md ("Key-service benchmark").
 
 from __future__ import annotations
 
-import argparse
 import http.server
 import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (DEFAULT_MARQUEE, BenchError, Marquee, Processes, Series, ms, platform_line,  # noqa: E402
-                 print_table, ratio, require, run_guarded, step)
+from local_http import LocalHTTPServer  # noqa: E402
+from run import (BenchError, Marquee, Processes, RunsParser, Series, interleaved_opens, ms,  # noqa: E402
+                 platform_line, print_table, ratio, require, run_guarded, step)
 
 CLIP_SECONDS = 10
 SEGMENT_SECONDS = 1
@@ -65,7 +64,7 @@ def make_hls(root: Path, procs: Processes) -> None:
     (root / "skd.m3u8").write_text(plain.replace('URI="key.bin"', f'URI="{SKD_URI}"'))
 
 
-class OriginAndKeyService:
+class OriginAndKeyService(LocalHTTPServer):
     """GET serves the folder; POST /keys answers the key (and counts the POSTs)."""
 
     def __init__(self, root: Path) -> None:
@@ -95,34 +94,7 @@ class OriginAndKeyService:
             def log_message(self, *args):
                 pass
 
-        class Server(http.server.ThreadingHTTPServer):
-            def handle_error(self, request, client_address):
-                if not isinstance(sys.exc_info()[1], ConnectionError):
-                    super().handle_error(request, client_address)
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-        self._thread.start()
-
-    def url(self, rel: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{rel}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self._thread.join(timeout=2)
-
-
-def open_to_playing(marquee: Marquee, body: dict) -> float:
-    t0 = time.monotonic()
-    snap = marquee.request("POST", f"/v1/player/open?wait=playing&timeout={OPEN_TIMEOUT_S}", body)
-    elapsed = time.monotonic() - t0
-    if snap.get("state") != "playing":
-        raise BenchError(f"open replied with state {snap.get('state')!r}, not 'playing'")
-    marquee.request("POST", "/v1/player/stop?wait=idle&timeout=10")
-    return elapsed
+        super().__init__(Handler)
 
 
 def run(args, procs: Processes, tmp: Path) -> None:
@@ -140,15 +112,7 @@ def run(args, procs: Processes, tmp: Path) -> None:
         step("starting marquee")
         marquee = Marquee(args.marquee, procs, tmp)
         marquee.start()
-        for body in ways.values():  # one warm-up each, not counted
-            open_to_playing(marquee, body)
-        out: dict[str, list[float]] = {name: [] for name in ways}
-        for i in range(args.runs):
-            step(f"round {i + 1}/{args.runs}")
-            names = list(ways)
-            names = names[i % len(names):] + names[:i % len(names)]  # rotate the order
-            for name in names:
-                out[name].append(open_to_playing(marquee, ways[name]))
+        out = interleaved_opens(marquee, ways, args.runs, OPEN_TIMEOUT_S)
         posts = server.posts
         code, _ = marquee.stop_daemon()
     finally:
@@ -174,15 +138,8 @@ def run(args, procs: Processes, tmp: Path) -> None:
         print(f"note: marquee exited with {code} on SIGTERM (expected 0)")
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Key-service startup benchmark.")
-    parser.add_argument("--runs", type=int, default=10, help="rounds (default 10)")
-    parser.add_argument("--marquee", type=Path, default=DEFAULT_MARQUEE,
-                        help="the marquee binary (default .build/release/marquee)")
-    args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
-    return args
+def parse_args(argv: list[str]):
+    return RunsParser("Key-service startup benchmark.", default_runs=10).parse_args(argv)
 
 
 def main(argv: list[str]) -> int:

@@ -345,6 +345,33 @@ class Marquee:
         self.request("POST", f"/v1/player/play?wait=playing&timeout={WAIT_TIMEOUT_S}")
 
 
+def open_to_playing(marquee: Marquee, body: dict, timeout_s: float) -> float:
+    """Seconds from sending POST /v1/player/open?wait=playing (body, ?timeout=timeout_s) to its
+    reply, which must say playing; then stops (not counted), ready for the next open."""
+    t0 = time.monotonic()
+    snap = marquee.request("POST", f"/v1/player/open?wait=playing&timeout={timeout_s}", body)
+    elapsed = time.monotonic() - t0
+    if snap.get("state") != "playing":
+        raise BenchError(f"open replied with state {snap.get('state')!r}, not 'playing'")
+    marquee.request("POST", "/v1/player/stop?wait=idle&timeout=10")
+    return elapsed
+
+
+def interleaved_opens(marquee: Marquee, ways: dict[str, dict], runs: int, timeout_s: float) -> dict[str, list[float]]:
+    """open_to_playing of each body in `ways`: one warm-up each (not counted), then `runs`
+    rounds, the order rotated each round; the seconds per name."""
+    for body in ways.values():
+        open_to_playing(marquee, body, timeout_s)
+    out: dict[str, list[float]] = {name: [] for name in ways}
+    for i in range(runs):
+        step(f"round {i + 1}/{runs}")
+        names = list(ways)
+        names = names[i % len(names):] + names[:i % len(names)]  # rotate the order
+        for name in names:
+            out[name].append(open_to_playing(marquee, ways[name], timeout_s))
+    return out
+
+
 class EventStream:
     """GET /v1/events as Server-Sent Events; a thread queues (arrival time, event)."""
 
@@ -1084,6 +1111,38 @@ def run(args: argparse.Namespace, procs: Processes, tmp: Path) -> dict:
 
 def step(text: str) -> None:
     print(f"[bench] {text}", file=sys.stderr, flush=True)
+
+
+class RunsParser(argparse.ArgumentParser):
+    """The options of a benchmark that takes `--runs N` (at least 1) and `--marquee PATH`; the
+    benchmark adds its own after them and checks them after parse_args."""
+
+    def __init__(self, description: str, default_runs: int, runs_help: str = "rounds") -> None:
+        super().__init__(description=description)
+        self.add_argument("--runs", type=int, default=default_runs,
+                          help=f"{runs_help} (default {default_runs})")
+        self.add_argument("--marquee", type=Path, default=DEFAULT_MARQUEE,
+                          help="the marquee binary (default .build/release/marquee)")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed = super().parse_args(args, namespace)
+        if parsed.runs < 1:
+            self.error("--runs must be at least 1")
+        return parsed
+
+
+def reported_parser(doc: str, **ints: int) -> argparse.ArgumentParser:
+    """The options of a benchmark run by run_reported, its module docstring as the help:
+    `--runs` (default 5), one int option per keyword (`clients=100`: `--clients`, default
+    100), `--marquee`, `--json` and `--log`."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    for name, default in ints.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--marquee", default=str(DEFAULT_MARQUEE))
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--log", type=Path)
+    return parser
 
 
 def run_reported(args, tmp_prefix: str, run) -> int:

@@ -24,7 +24,6 @@ POST `{"allow": true}` and records its arrival. Two daemons are started, both at
 
 from __future__ import annotations
 
-import argparse
 import http.server
 import json
 import os
@@ -255,13 +254,8 @@ def round_trips(log: Path) -> list[float]:
     return [float(m.group(1)) / 1000 for m in HEARTBEAT_LINE.finditer(text)]
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--marquee", default=str(bench.DEFAULT_MARQUEE))
-    p.add_argument("--json", type=Path)
-    p.add_argument("--log", type=Path)
-    return p.parse_args(argv)
+def parse_args(argv: list[str]):
+    return bench.reported_parser(__doc__).parse_args(argv)
 
 
 def main(argv: list[str]) -> int:

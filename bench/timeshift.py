@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from local_http import LocalHTTPServer  # noqa: E402
 from run import (grid, DEFAULT_MARQUEE, REPO_ROOT, BenchError, Marquee, Processes, Series,  # noqa: E402
                  cpu_seconds, log_tail, ms, platform_line, rss_mib, run_guarded,
                  require, settled_rss_mib, step)
@@ -272,18 +273,8 @@ class LiveHls:
             def log_message(self, *args):
                 pass
 
-        class Server(http.server.ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):
-                if not isinstance(sys.exc_info()[1], ConnectionError):
-                    super().handle_error(request, client_address)
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/live.m3u8"
-        self._thread = threading.Thread(target=self.httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.1}, daemon=True)
-        self._thread.start()
+        self._server = LocalHTTPServer(Handler)
+        self.url = self._server.url("live.m3u8")
 
     def media_seconds(self) -> float:
         """Seconds of the stream that exist by now. Faster than real time, at most LEAD
@@ -325,9 +316,7 @@ class LiveHls:
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self._thread.join(timeout=2)
+        self._server.close()
 
 
 # --------------------------------------------------------------------------- the daemon
