@@ -88,6 +88,10 @@ def localize(body):
     if isinstance(body.get("uri"), str) and DEMO.match(body["uri"]):
         for field in HEADER_FIELDS:
             body.pop(field, None)
+    # `resolve` asks the URL resolver for a `contentId`'s URL: without one it is
+    # `400 invalid_argument`, a rule between two fields the schema states in words.
+    if body.get("resolve") is True and not isinstance(body.get("contentId"), str):
+        body.pop("resolve")
     for field in URI_FIELDS:
         value = body.get(field)
         if not isinstance(value, str) or (field == "uri" and DEMO.match(value)):
@@ -99,6 +103,12 @@ def localize(body):
             body[field] = f"{match.group(1).lower()}://{LOOPBACK_AUTHORITY}/fuzz"
         else:
             body[field] = "./" + value
+    # A key service serves an HLS's keys: with anything but an http(s) source it is
+    # `400 invalid_argument` (said in the schema's words), so it goes with the others.
+    uri = body.get("uri")
+    scheme = SCHEME.match(uri) if isinstance(uri, str) else None
+    if "keyService" in body and not (scheme and scheme.group(1).lower() in ("http", "https")):
+        body.pop("keyService")
 
 
 # Rules between two fields, which JSON Schema cannot state; the schema's descriptions give
