@@ -43,8 +43,8 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     /// A subtitle file: a local path or file:// URI (media roots), or an http(s) URL fetched
     /// with this open's request headers (`--allow-scheme`).
     public var subtitle: String?
-    /// The subtitle language to show ("ko" matches "ko-KR"): a class of a multi-language
-    /// SAMI file, or the language of a subtitle track.
+    /// The subtitle language to show ("ko" matches "ko-KR"): the track of `subtitle` in that
+    /// language (a multi-language SAMI file is one track per class language).
     public var subtitleLanguage: String?
     public var contentId: String?
     public var userId: String?
