@@ -13,9 +13,9 @@ import TextSupport
 ///
 /// The open waits for its subtitle, as it waits for the URL resolver: a subtitle that
 /// cannot be fetched or read refuses the whole open with `422 subtitle_error` (the contract
-/// of local files), and playback goes on untouched meanwhile. The API holds its reply
-/// (ControlServer+Routing.swift); a queue item or a WebSocket open has no reply to hold, so
-/// its failure is published as an error, as a resolver failure is.
+/// of local files), and playback goes on untouched meanwhile. The HTTP API and the WebSocket
+/// hold their reply (ControlServer+Routing.swift, +Events.swift); a queue item has no reply
+/// to hold, so its failure is published as an error, as a resolver failure is.
 extension Player {
     /// Opens `request` once what it needs from the network arrived: the URL resolver's
     /// answer (`resolve: true`), then an http(s) subtitle. `completion` gets the snapshot as

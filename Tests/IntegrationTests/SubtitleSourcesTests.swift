@@ -116,6 +116,25 @@ final class SubtitleSourcesTests: XCTestCase {
         XCTAssertEqual(((try daemon.snapshot()["tracks"] as? [String: Any])?["subtitle"] as? [Any])?.count, 0)
     }
 
+    /// Over the WebSocket the command's reply waits for the file too: ok once it was added,
+    /// or its error.
+    func testWebSocketSubtitleCommandIsAnsweredOnceFetched() throws {
+        try write("subs.srt", Self.srt)
+        try daemon.openPlaying(try OutputFixtures.solidClip(.red))
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        try ws.send(json: ["id": 1, "command": "subtitle", "args": ["uri": "\(server.baseURL)/missing.srt"]])
+        try ws.send(json: ["id": 2, "command": "subtitle", "args": ["uri": "\(server.baseURL)/subs.srt"]])
+        let events = try collectEvents(ws, timeout: 10) { events in events.filter { $0["ok"] != nil }.count == 2 }
+        let replies = Dictionary(events.filter { $0["ok"] != nil }.map { ($0["id"] as? Int ?? 0, $0) }) { a, _ in a }
+        XCTAssertEqual(replies[1]?["ok"] as? Bool, false, "\(events)")
+        XCTAssertEqual((replies[1]?["error"] as? [String: Any])?["code"] as? String, "subtitle_error")
+        XCTAssertEqual(replies[2]?["ok"] as? Bool, true, "\(events)")
+        let subtitles = (try daemon.snapshot()["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]] ?? []
+        XCTAssertEqual(subtitles.map { $0["title"] as? String }, ["subs.srt"], "added by the time it was answered")
+    }
+
     /// (d) A body past 16 MiB is refused, as a local file of that size is.
     func testOversizedHTTPSubtitleIsRefused() throws {
         // Valid SRT all the way, so that only the size can refuse it.
