@@ -40,7 +40,12 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     public var autoplay: Bool?
     public var headers: [String: String]?
     public var timeshift: TimeshiftRequest?
+    /// A subtitle file: a local path or file:// URI (media roots), or an http(s) URL fetched
+    /// with this open's request headers (`--allow-scheme`).
     public var subtitle: String?
+    /// The subtitle language to show ("ko" matches "ko-KR"): the track of `subtitle` in that
+    /// language (a multi-language SAMI file is one track per class language).
+    public var subtitleLanguage: String?
     public var contentId: String?
     public var userId: String?
     /// Where the viewer found the content (a page URL), reported in analytics.
@@ -85,12 +90,13 @@ public struct OpenRequest: Codable, Sendable, Equatable {
     /// The wire fields (`localCopy` is not one).
     private enum CodingKeys: String, CodingKey {
         case uri, start, autoplay, headers, timeshift, subtitle, contentId, userId, originalUrl, watched, kind, referer, userAgent, keyHeaders
-        case keyService, resolve, protected, watermark
+        case keyService, resolve, protected, watermark, subtitleLanguage
     }
 
     /// The fields of the body.
     public static let fields = ["uri", "start", "autoplay", "headers", "timeshift", "subtitle", "contentId", "userId", "originalUrl",
-                                "watched", "kind", "referer", "userAgent", "keyHeaders", "keyService", "resolve", "protected", "watermark"]
+                                "watched", "kind", "referer", "userAgent", "keyHeaders", "keyService", "resolve", "protected", "watermark",
+                                "subtitleLanguage"]
 
     public init(uri: String, start: Double? = nil, autoplay: Bool? = nil) {
         self.uri = uri
@@ -118,6 +124,7 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         headers = try c.decodeIfPresent([String: String].self, forKey: .headers)
         timeshift = try c.decodeIfPresent(TimeshiftRequest.self, forKey: .timeshift)
         subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
+        subtitleLanguage = try c.decodeIfPresent(String.self, forKey: .subtitleLanguage)
         userId = try c.decodeIfPresent(String.self, forKey: .userId)
         originalUrl = try c.decodeIfPresent(String.self, forKey: .originalUrl)
         watched = try c.decodeIfPresent(Double.self, forKey: .watched)
@@ -150,6 +157,9 @@ public struct OpenRequest: Codable, Sendable, Equatable {
         }
         if let subtitle, subtitle.trimmingWhitespace().isEmpty {
             throw APIError(.invalidArgument, "'subtitle' must be a subtitle file's URI or path")
+        }
+        if let subtitleLanguage, !LanguageCode.isValid(subtitleLanguage) {
+            throw APIError(.invalidArgument, "'subtitleLanguage' must be a language tag such as \"ko\" or \"en-US\"")
         }
     }
 }
@@ -238,6 +248,17 @@ public struct SubtitleRequest: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         if let uri { try c.encode(uri, forKey: .uri) } else { try c.encode(id, forKey: .id) }
+    }
+}
+
+/// Language tags as requests carry them (BCP 47 shape: letters, digits and "-"/"_", 1 to
+/// 35 characters, starting with a letter).
+public enum LanguageCode {
+    public static let pattern = "^[A-Za-z][A-Za-z0-9_-]{0,34}$"
+    public static func isValid(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, text.unicodeScalars.count <= 35,
+              first.isASCII, first.properties.isAlphabetic else { return false }
+        return text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 }
 

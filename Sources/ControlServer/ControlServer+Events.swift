@@ -81,16 +81,16 @@ extension ControlServer {
         case .success(let message):
             if case .open(let request) = message.command, let library, library.mayRenew(before: request) {
                 library.renew(before: request) { [weak self] in self?.send(message, for: client) }
-            } else if case .open(let request) = message.command, request.resolve == true {
-                // Answered once the URL resolver answered and the open was applied.
+            } else if case .open(let request) = message.command, player.opensLater(request) {
+                // Answered once the URL resolver answered, the http(s) subtitle arrived and
+                // the open was applied.
                 do throws(APIError) {
-                    try player.openResolving(request) { outcome in
-                        if case .failure(let error) = outcome { client.reply(WebSocketReply(id: message.id, error: error)) }
-                        else { client.reply(WebSocketReply(id: message.id)) }
-                    }
+                    try player.openPreparing(request) { outcome in client.reply(WebSocketReply(id: message.id, outcome)) }
                 } catch {
                     client.reply(WebSocketReply(id: message.id, error: error))
                 }
+            } else if case .subtitle(let request) = message.command, let uri = request.uri, SourceResolver.isRemoteSubtitle(uri) {
+                player.addSubtitle(uri: uri) { outcome in client.reply(WebSocketReply(id: message.id, outcome)) }
             } else {
                 send(message, for: client)
             }
@@ -103,6 +103,16 @@ extension ControlServer {
             client.reply(WebSocketReply(id: message.id))
         } catch {
             client.reply(WebSocketReply(id: message.id, error: error))
+        }
+    }
+}
+
+private extension WebSocketReply {
+    /// The reply to a command answered later: ok, or its error.
+    init(id: MessageID?, _ outcome: Result<PlayerSnapshot, APIError>) {
+        switch outcome {
+        case .success: self.init(id: id)
+        case .failure(let error): self.init(id: id, error: error)
         }
     }
 }

@@ -148,25 +148,36 @@ extension ControlServer {
                 msg.pause()
                 library.renew(before: request) { [weak self] in
                     msg.unpause()
-                    self?.execute(command, wait: wait, msg, route: route)
+                    self?.executeOrHold(command, wait: wait, msg, route: route)
                     g_object_unref(UnsafeMutableRawPointer(msg.raw))
                 }
                 return
             }
-            if case .open(let request) = command, request.resolve == true {
-                openResolving(request, wait: wait, msg, route: route)
-                return
-            }
-            execute(command, wait: wait, msg, route: route)
+            executeOrHold(command, wait: wait, msg, route: route)
         } catch {
             reply(msg, route: route.path, error: error)
         }
     }
 
-    /// `open {"resolve": true}`: the reply is held (the soup message paused, not the thread)
-    /// until the URL resolver answered and the open was applied, as for a licence renewal;
-    /// a resolver failure answers `422 resolver_error` and leaves playback untouched.
-    private func openResolving(_ request: OpenRequest, wait: WaitRequest?, _ msg: SoupMessage, route: Route) {
+    /// Commands that wait for the network before they apply hold their reply; the rest run now.
+    private func executeOrHold(_ command: Command, wait: WaitRequest?, _ msg: SoupMessage, route: Route) {
+        if case .open(let request) = command, player.opensLater(request) {
+            return holdReply(wait: wait, msg, route: route) { [player] finish throws(APIError) in
+                try player.openPreparing(request, completion: finish)
+            }
+        }
+        if case .subtitle(let request) = command, let uri = request.uri, SourceResolver.isRemoteSubtitle(uri) {
+            return holdReply(wait: wait, msg, route: route) { [player] finish in player.addSubtitle(uri: uri, completion: finish) }
+        }
+        execute(command, wait: wait, msg, route: route)
+    }
+
+    /// `open {"resolve": true}`, an http(s) subtitle: the reply is held (the soup message
+    /// paused, not the thread) until the URL resolver answered and the subtitle arrived and
+    /// the command was applied, as for a licence renewal; a failure answers its error
+    /// (`422 resolver_error`, `422 subtitle_error`) and leaves playback untouched.
+    private func holdReply(wait: WaitRequest?, _ msg: SoupMessage, route: Route,
+                           _ start: (@escaping @Sendable @GLibActor (Result<PlayerSnapshot, APIError>) -> Void) throws(APIError) -> Void) {
         g_object_ref(UnsafeMutableRawPointer(msg.raw))
         msg.pause()
         let finish: @Sendable @GLibActor (Result<PlayerSnapshot, APIError>) -> Void = { [weak self] outcome in
@@ -181,7 +192,7 @@ extension ControlServer {
             }
         }
         do throws(APIError) {
-            try player.openResolving(request, completion: finish)
+            try start(finish)
         } catch {
             finish(.failure(error))
         }

@@ -17,6 +17,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The HTTP status, when the server answered.
     public var status: Int?
+    /// The body passed the reader's limit (`HTTPFetcher.get(_:maxBytes:)`).
+    public var tooLarge = false
     public var description: String { status.map { "HTTP \($0): \(message)" } ?? message }
 }
 
@@ -39,6 +41,23 @@ public final class HTTPFetcher {
     public func get(_ url: String, headers: [String: String] = [:],
                     completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
         send("GET", url, headers: headers, completion: completion)
+    }
+
+    /// GETs `url` as `get`, reading the body in 64 KiB pieces and giving up (`tooLarge`) as
+    /// soon as it passes `maxBytes`: an endless or huge body costs at most that much memory.
+    @discardableResult
+    public func get(_ url: String, headers: [String: String] = [:], maxBytes: Int,
+                    completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        let handle = FetchHandle()
+        handle.request = client.open(url, headers: headers) { opened in
+            switch opened {
+            case .failure(let failure):
+                GLibActor.assumeIsolated { completion(.failure(failure)) }
+            case .success(let stream):
+                stream.readWhole(upTo: maxBytes) { outcome in GLibActor.assumeIsolated { completion(outcome) } }
+            }
+        }
+        return handle
     }
 
     /// GETs `url` as `get` when it is an HLS playlist; any other body (a progressive file) is

@@ -198,3 +198,46 @@ extension OriginStream {
         }
     }
 }
+
+extension OriginStream {
+    /// Reads the body to its end, at most `maxBytes`: a Content-Length above it is refused
+    /// before any read, a body that grows past it as soon as it does (`FetchError.tooLarge`,
+    /// the connection closed). `completion` runs once, on the client's thread.
+    public func readWhole(upTo maxBytes: Int, completion: @escaping (Result<FetchedResource, FetchError>) -> Void) {
+        if let length = head.contentLength, length > Int64(maxBytes) {
+            cancel()
+            return completion(.failure(tooLarge(maxBytes)))
+        }
+        readWhole(into: BodyBuffer(), upTo: maxBytes, completion: completion)
+    }
+
+    private func readWhole(into body: BodyBuffer, upTo maxBytes: Int, completion: @escaping (Result<FetchedResource, FetchError>) -> Void) {
+        read(maxBytes: 64 << 10) { [self] result in
+            switch result {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let chunk) where chunk.count == 0:
+                completion(.success(FetchedResource(status: head.status, contentType: head.contentType, body: body.data,
+                                                    finalURL: head.finalURL, contentRange: head.contentRange)))
+            case .success(let chunk):
+                guard body.data.count + chunk.count <= maxBytes else {
+                    cancel()
+                    return completion(.failure(tooLarge(maxBytes)))
+                }
+                body.data.append(chunk.data)
+                readWhole(into: body, upTo: maxBytes, completion: completion)
+            }
+        }
+    }
+
+    private func tooLarge(_ maxBytes: Int) -> FetchError {
+        var failure = FetchError(message: "\(head.finalURL) is larger than \(maxBytes) bytes", status: head.status)
+        failure.tooLarge = true
+        return failure
+    }
+}
+
+/// The body read so far, appended in place (a `Data` passed along would be copied per chunk).
+private final class BodyBuffer {
+    var data = Data()
+}

@@ -30,8 +30,9 @@ extension Player {
             }
             do throws(APIError) {
                 let resolved = try outcome.get()
-                try self.open(request, fromQueue: fromQueue, retrying: retrying, stallRetries: stallRetries, resolved: resolved)
-                completion?(.success(self.snapshot()))
+                // Opens at once, or once its http(s) subtitle arrived (Player+RemoteSubtitles.swift).
+                self.openFetchingSubtitle(request, fromQueue: fromQueue, retrying: retrying, stallRetries: stallRetries,
+                                          resolved: resolved, completion: completion)
             } catch {
                 self.log.warning("resolved open failed", ["contentId": contentId, "code": error.code.rawValue, "message": error.message])
                 if let completion { return completion(.failure(error)) }

@@ -28,11 +28,14 @@ struct ExternalSubtitle {
 extension Player {
     static let maxSubtitleFileBytes = 16 << 20
 
-    /// Reads, parses and selects an external subtitle file for the loaded session.
+    /// Reads, parses and selects a local subtitle file for the loaded session (an http(s)
+    /// one is fetched first: `addSubtitle(uri:completion:)`).
     func addSubtitle(uri: String) throws(APIError) {
         let session = try requireSource()
-        let added = attach(try loadSubtitleFile(uri), to: session)
-        try selectExternalSubtitle(added.id)
+        if SourceResolver.isRemoteSubtitle(uri) {
+            throw APIError(.invalidState, "an http(s) subtitle is fetched before it is added: addSubtitle(uri:completion:)")
+        }
+        try selectExternalSubtitle(attach(try loadSubtitleFile(uri), to: session, language: nil))
     }
 
     /// Reads and parses a subtitle file; nothing changes in the player.
@@ -51,20 +54,27 @@ extension Player {
         } catch {
             throw APIError(.subtitleError, "cannot read \(file.lastPathComponent): \(error)")
         }
+        return try Self.parseSubtitle(data, name: file.lastPathComponent, format: Self.subtitleFormat(forExtension: file.pathExtension))
+    }
+
+    /// Parses subtitle bytes read from a file or fetched (`format` nil: the content decides).
+    static func parseSubtitle(_ data: Data, name: String, format: SubtitleFormat?) throws(APIError) -> LoadedSubtitle {
         do {
-            let document = try SubtitleDocument.parse(data, format: Self.subtitleFormat(forExtension: file.pathExtension))
-            return LoadedSubtitle(fileName: file.lastPathComponent, document: document)
+            return LoadedSubtitle(fileName: name, document: try SubtitleDocument.parse(data, format: format))
         } catch {
-            throw APIError(.subtitleError, "\(file.lastPathComponent) is not a readable SRT, SAMI or WebVTT file: \(error)")
+            throw APIError(.subtitleError, "\(name) is not a readable SRT, SAMI or WebVTT file: \(error)")
         }
     }
 
-    /// Adds a parsed file to a session's tracks (not selected).
-    @discardableResult
-    func attach(_ loaded: LoadedSubtitle, to session: PlaybackSession) -> ExternalSubtitle {
+    /// Adds a parsed file to a session's tracks (not selected) and returns the id of the
+    /// one to show: the first whose language matches `language` (`subtitleLanguage`), else
+    /// the first.
+    func attach(_ loaded: LoadedSubtitle, to session: PlaybackSession, language: String?) -> String {
         let added = session.subtitles.add(loaded)
-        log.info("subtitle file", ["id": added.id, "format": loaded.document.format.rawValue, "cues": "\(loaded.document.cues.count)"])
-        return added
+        let chosen = language.flatMap { LanguageTag.firstMatch($0, in: added.map(\.language)) }.map { added[$0] } ?? added[0]
+        log.info("subtitle file", ["ids": added.map(\.id).joined(separator: ","), "shown": chosen.id,
+                                   "format": loaded.document.format.rawValue, "cues": "\(loaded.document.cues.count)"])
+        return chosen.id
     }
 
     /// The extension decides the format when it names one; otherwise the content does.

@@ -175,10 +175,16 @@ public final class Player {
     /// would start at 0).
     /// `resolved`: what the URL resolver answered for `original` (`resolve: true`), which
     /// is otherwise asked first (Player+Resolve.swift).
+    /// `fetchedSubtitle`: the http(s) `subtitle`, fetched and parsed; otherwise fetched first
+    /// (Player+RemoteSubtitles.swift).
     func open(_ original: OpenRequest, fromQueue: Bool = false, retrying: Bool = false, stallRetries: Int = 0,
-              resolved: ResolvedURL? = nil) throws(APIError) {
+              resolved: ResolvedURL? = nil, fetchedSubtitle: LoadedSubtitle? = nil) throws(APIError) {
         if original.resolve == true, resolved == nil {
             try openResolving(original, fromQueue: fromQueue, retrying: retrying, stallRetries: stallRetries)
+            return
+        }
+        if fetchedSubtitle == nil, let uri = original.subtitle, SourceResolver.isRemoteSubtitle(uri) {
+            openFetchingSubtitle(original, fromQueue: fromQueue, retrying: retrying, stallRetries: stallRetries, resolved: resolved)
             return
         }
         openGeneration += 1
@@ -193,7 +199,8 @@ public final class Player {
         let plan = try OpenPlan(request, resolver: configuration.resolver, timeshiftFolder: configuration.timeshiftFolder,
                                 defaultTimeshiftWindow: configuration.defaultTimeshiftWindow,
                                 defaultKeyService: configuration.defaultKeyService)
-        let subtitle = try plan.subtitleURI.map { (uri) throws(APIError) in try loadSubtitleFile(uri) }
+        var subtitle = fetchedSubtitle
+        if subtitle == nil, let uri = plan.subtitleURI { subtitle = try loadSubtitleFile(uri) }
         let itemWatermark = try plan.request.watermark.map { (given) throws(APIError) in
             let watermark = Self.itemWatermark(given, contentId: request.contentId, userId: request.userId)
             _ = try watermarkOverlay(for: watermark)
@@ -257,7 +264,7 @@ public final class Player {
         updateOutput()
         showWatermark()
         if let subtitle {
-            newSession.subtitles.selectedExternal = attach(subtitle, to: newSession).id
+            newSession.subtitles.selectedExternal = attach(subtitle, to: newSession, language: request.subtitleLanguage)
         }
         if plan.fetchesMaster { newSession.hls?.fetchMaster() }
         run(machine.handle(.open(autoplay: plan.autoplay, start: plan.start, mayBeLive: plan.mayBeLive)))

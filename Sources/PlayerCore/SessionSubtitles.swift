@@ -37,15 +37,20 @@ final class SessionSubtitles {
     /// The sink to give playbin3 as its `text-sink` (nil: no text streams are played).
     var textSink: Element? { textTap?.sink }
 
-    /// Adds a parsed file (not selected) and returns it.
+    /// Adds a parsed file (not selected) and returns its tracks: one per language of a
+    /// multi-language SAMI file (`SubtitleDocument.languageTracks`), else one.
     @discardableResult
-    func add(_ loaded: LoadedSubtitle) -> ExternalSubtitle {
-        let id = "external-\(external.count + 1)"
-        let languages = Set(loaded.document.cues.compactMap(\.language))
-        let subtitle = ExternalSubtitle(id: id, title: loaded.fileName, language: languages.count == 1 ? languages.first : nil,
-                                        format: loaded.document.format, schedule: SubtitleSchedule(cues: loaded.document.cues))
-        external.append(subtitle)
-        return subtitle
+    func add(_ loaded: LoadedSubtitle) -> [ExternalSubtitle] {
+        let split = loaded.document.languageTracks
+        let added = split.map { part in
+            let id = "external-\(external.count + 1)"
+            let title = split.count > 1 ? "\(loaded.fileName) (\(part.language ?? "?"))" : loaded.fileName
+            let subtitle = ExternalSubtitle(id: id, title: title, language: part.language, format: loaded.document.format,
+                                            schedule: SubtitleSchedule(cues: part.cues))
+            external.append(subtitle)
+            return subtitle
+        }
+        return added
     }
 
     /// The schedule of the external file drawn, if any.

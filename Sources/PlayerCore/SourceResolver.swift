@@ -44,8 +44,8 @@ public struct SourceResolver: Sendable {
     /// When non-empty, local files must lie under one of these folders.
     public var mediaRoots: [String]
     /// The schemes sources may have (`--allow-scheme`); nil: all supported ones. Applies to
-    /// what plays (open, queue items, picture-in-picture); subtitle files and watermark
-    /// images are local files governed by the media roots.
+    /// what plays (open, queue items, picture-in-picture) and to http(s) subtitle URLs;
+    /// local subtitle files and watermark images are governed by the media roots.
     public var allowedSchemes: Set<String>?
 
     public init(mediaRoots: [String] = [], allowedSchemes: Set<String>? = nil) {
@@ -109,6 +109,26 @@ public struct SourceResolver: Sendable {
         return ResolvedSource(playbackURI: real.absoluteString,
                               info: SourceInfo(uri: url.absoluteString, kind: .file, contentId: request.contentId),
                               isDemo: false)
+    }
+
+    /// Whether a subtitle is fetched over the network (an http(s) URL) rather than read from a file.
+    public static func isRemoteSubtitle(_ text: String) -> Bool {
+        let scheme = Self.scheme(of: text.trimmingHorizontalWhitespace())
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// An http(s) subtitle URL, checked: a valid URL with a host, its scheme allowed by
+    /// `--allow-scheme` (as a source's would be).
+    public func remoteSubtitleURL(_ text: String) throws(APIError) -> String {
+        let trimmed = text.trimmingHorizontalWhitespace()
+        let scheme = Self.scheme(of: trimmed) ?? ""
+        if let allowedSchemes, !allowedSchemes.contains(scheme) {
+            throw APIError(.forbidden, "'\(scheme)' subtitles are not allowed on this player (allowed: \(allowedSchemes.sorted().joined(separator: ", ")))")
+        }
+        guard scheme == "http" || scheme == "https", let url = URL(string: trimmed), url.host != nil else {
+            throw APIError(.invalidArgument, "'\(trimmed)' is not a valid http(s) URL")
+        }
+        return url.absoluteString
     }
 
     /// A local file named by a path or `file://` URI (subtitle files, watermark images),

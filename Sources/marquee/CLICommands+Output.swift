@@ -53,7 +53,7 @@ extension CLICommands {
         CLICommand(words: ["subtitle"], syntax: "TRACK_ID|off", positionals: 1...1, target: .command(.subtitle), note: "a track",
                    completion: .words(["off"]),
                    body: { input in .object(["id": input[0] == "off" ? .null : .string(input[0])]) }),
-        CLICommand(words: ["subtitle", "add"], syntax: "FILE", positionals: 1...1, target: .command(.subtitle), note: "a file",
+        CLICommand(words: ["subtitle", "add"], syntax: "FILE|URL", positionals: 1...1, target: .command(.subtitle), note: "a file",
                    completion: .files,
                    body: { input in .object(["uri": CLIValue.uri(input[0])]) }),
         CLICommand(words: ["subtitle", "style"], syntax: "FIELD=VALUE...", positionals: 1...Int.max, target: .command(.set),

@@ -13,7 +13,8 @@ extension CLICommands {
                        .flag("paused", field: "autoplay", "open paused (autoplay false)"),
                        .value("start", "S", field: "start", "start at S seconds"),
                        .value("timeshift", "WINDOW_S", field: "timeshift", "record a live source for going back"),
-                       .value("subtitle", "FILE", field: "subtitle", "an SRT, SAMI or WebVTT file to show", files: true),
+                       .value("subtitle", "FILE|URL", field: "subtitle", "an SRT, SAMI or WebVTT file or http(s) URL to show", files: true),
+                       .value("subtitle-language", "LANG", field: "subtitleLanguage", "the subtitle language to show (ko matches ko-KR)"),
                        .flag("protected", field: "protected", "protected content: no snapshots while it plays"),
                        .value("watermark", "TEXT", field: "watermark", "a text watermark for this item ({userId}, {contentId} filled in)"),
                        .value("key-service", "URL", field: "keyService", "POST for the HLS keys here (keyService.uri)"),
@@ -32,6 +33,7 @@ extension CLICommands {
                            body["timeshift"] = .object(["window": try CLIValue.number(window, "--timeshift")])
                        }
                        if let subtitle = input.value("subtitle") { body["subtitle"] = CLIValue.uri(subtitle) }
+                       if let language = input.value("subtitle-language") { body["subtitleLanguage"] = .string(language) }
                        if input.flag("protected") { body["protected"] = .bool(true) }
                        if let text = input.value("watermark") { body["watermark"] = .object(["text": .string(text)]) }
                        if let keyService = input.value("key-service") { body["keyService"] = .object(["uri": .string(keyService)]) }

@@ -81,8 +81,9 @@ def shorten_wait(query):
 
 def localize(body):
     """Points a source's network URI at a closed loopback port, and makes any other URI with
-    a scheme (`file:` included, and any scheme in a subtitle or image, which are local files)
-    a relative path: outside the media root, so `403 forbidden` before anything is read. A
+    a scheme (`file:` included, any scheme in an image, and any but http(s) in a subtitle,
+    which are local files) a relative path; an http(s) subtitle is fetched, so it gets the
+    closed port too (`422 subtitle_error`): outside the media root, so `403 forbidden` before anything is read. A
     scheme the daemon does not play would be a `400 unsupported_uri` for a string the schema
     allows: a documented answer to what the schema cannot tell from a path, not a finding."""
     if isinstance(body.get("uri"), str) and DEMO.match(body["uri"]):
@@ -99,8 +100,9 @@ def localize(body):
         match = SCHEME.match(value)
         if not match:
             continue
-        if field == "uri" and match.group(1).lower() in NETWORK_SCHEMES:
-            body[field] = f"{match.group(1).lower()}://{LOOPBACK_AUTHORITY}/fuzz"
+        scheme = match.group(1).lower()
+        if (field == "uri" and scheme in NETWORK_SCHEMES) or (field == "subtitle" and scheme in ("http", "https")):
+            body[field] = f"{scheme}://{LOOPBACK_AUTHORITY}/fuzz"
         else:
             body[field] = "./" + value
     # A key service serves an HLS's keys: with anything but an http(s) source it is
