@@ -14,6 +14,9 @@ public final class TextSinkTap: @unchecked Sendable {
         /// Seconds in the stream's timeline.
         public var start: Double?
         public var duration: Double?
+        /// The stream the text came from (its stream-start's id, as in the stream
+        /// collection); nil when the pad has none.
+        public var streamID: String? = nil
     }
 
     private let handler: @Sendable (TextBuffer) -> Void
@@ -53,7 +56,12 @@ public final class TextSinkTap: @unchecked Sendable {
         let text = String(cString: bytes)
         g_free(bytes)
         func seconds(_ ns: guint64) -> Double? { ns == cgst_clock_time_none ? nil : Double(ns) / Double(cgst_second) }
-        handler(TextBuffer(text: text, isMarkup: markup != 0, start: seconds(pts), duration: seconds(duration)))
+        var streamID: String?
+        if let pad, let id = gst_pad_get_stream_id(pad) {
+            streamID = String(cString: id)
+            g_free(id)
+        }
+        handler(TextBuffer(text: text, isMarkup: markup != 0, start: seconds(pts), duration: seconds(duration), streamID: streamID))
     }
 
     /// Stops the handoffs. Call once the pipeline is in NULL.

@@ -36,6 +36,14 @@ final class PlaybackSession {
     /// The selection last sent, until playbin3 confirms it with STREAMS_SELECTED: replies
     /// show the tracks the command selected, not the ones it replaced.
     var requestedSelection: [String]?
+    /// The open's `subtitleLanguage` when no external file took it: the first embedded
+    /// subtitle stream in that language is selected once a collection lists one.
+    var wantedSubtitleLanguage: String?
+    /// The stream that language chose, until its first text arrives: the text of the
+    /// default track (the first) meanwhile is not shown. The selection waits for preroll, and
+    /// the first track's first cue arrived before it (seen: "English 1" before "한국어 2" with
+    /// the fixture of SubtitleSourcesTests), and 1 run in 5 one more after STREAMS_SELECTED.
+    var awaitedSubtitleStream: String?
     /// What the pipeline answered the worker's queries, asked at each ASYNC_DONE and while a
     /// live window moves. `answeredQueries` is false between asking and the answer.
     var duration: Double?

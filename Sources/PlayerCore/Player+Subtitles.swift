@@ -143,6 +143,12 @@ extension Player {
     /// loaded session's: `SessionSubtitles` drops what arrives after its session closed).
     func showEmbeddedCue(_ buffer: TextSinkTap.TextBuffer) {
         guard let session, session.subtitles.selectedExternal == nil else { return }
+        if let awaited = session.awaitedSubtitleStream {
+            // Text of a stream the open's `subtitleLanguage` did not choose, still arriving
+            // while the selection takes effect: not shown.
+            guard buffer.streamID == awaited else { return }
+            session.awaitedSubtitleStream = nil
+        }
         let position = session.position ?? 0
         let start = buffer.start ?? position
         // A cue without a duration stays up to 5 s (or until the next one replaces it).

@@ -265,6 +265,8 @@ public final class Player {
         showWatermark()
         if let subtitle {
             newSession.subtitles.selectedExternal = attach(subtitle, to: newSession, language: request.subtitleLanguage)
+        } else {
+            newSession.wantedSubtitleLanguage = request.subtitleLanguage
         }
         if plan.fetchesMaster { newSession.hls?.fetchMaster() }
         run(machine.handle(.open(autoplay: plan.autoplay, start: plan.start, mayBeLive: plan.mayBeLive)))
@@ -383,6 +385,8 @@ public final class Player {
 
     private func selectSubtitle(_ id: String?) throws(APIError) {
         let session = try requireSource()
+        session.wantedSubtitleLanguage = nil  // the viewer's choice wins over the open's
+        session.awaitedSubtitleStream = nil
         guard let id else {
             try selectExternalSubtitle(nil)
             sendSelection(currentSelection().filter { streamKind($0) != .text })
@@ -395,6 +399,18 @@ public final class Player {
         }
         try select(id, kind: .text)
         try selectExternalSubtitle(nil)
+    }
+
+    /// The open's `subtitleLanguage` for embedded tracks (Matroska/MP4 text tracks, HLS
+    /// subtitle renditions): the first subtitle stream in that language is selected, once.
+    /// Kept until a collection lists one, as an HLS rendition's stream may come later.
+    private func selectWantedSubtitleLanguage(in session: PlaybackSession) {
+        guard let language = session.wantedSubtitleLanguage,
+              let stream = TrackList.subtitleStream(language: language, in: session.streams) else { return }
+        session.wantedSubtitleLanguage = nil
+        log.info("subtitle language", ["language": language, "stream": stream.id])
+        if !currentSelection().contains(stream.id) { session.awaitedSubtitleStream = stream.id }
+        sendSelection(currentSelection().filter { streamKind($0) != .text } + [stream.id])
     }
 
     private func select(_ id: String, kind: MediaStream.Kind) throws(APIError) {
@@ -489,6 +505,7 @@ public final class Player {
             log.warning("pipeline warning", ["message": warning.message])
         case .streamCollection(let streams):
             session.streams = streams.map { session.hls?.ladder?.describe($0) ?? $0 }
+            selectWantedSubtitleLanguage(in: session)
             publish(.tracks(tracks()))
             // A local file's collection without audio or video (typefind found application/pdf,
             // application/zip...; parsebin posts missing-plugin and exposes an unknown stream)

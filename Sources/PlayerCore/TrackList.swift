@@ -1,5 +1,6 @@
 import ControlAPI
 import GStreamerKit
+import Subtitles
 
 /// Maps playbin3's streams to the API's tracks. Track ids are short and stable per source
 /// ("audio-1", "audio-2", "subtitle-1": 1-based in collection order) so they are easy to type;
@@ -27,6 +28,11 @@ enum TrackList {
         let p = prefix(kind) + "-"
         guard id.hasPrefix(p), let n = Int(id.dropFirst(p.count)), n >= 1, n <= ofKind.count else { return nil }
         return ofKind[n - 1]
+    }
+
+    /// The first subtitle stream whose language `wanted` names (`LanguageTag.matches`).
+    static func subtitleStream(language wanted: String, in streams: [MediaStream]) -> MediaStream? {
+        streams.first { $0.kind == .text && LanguageTag.matches(wanted, $0.language) }
     }
 
     private static func prefix(_ kind: MediaStream.Kind) -> String {

@@ -221,4 +221,25 @@ final class SubtitleSourcesTests: XCTestCase {
         let tracks = (fallback["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]] ?? []
         XCTAssertEqual(tracks.filter { $0["selected"] as? Bool == true }.compactMap { $0["language"] as? String }, ["ko-KR"])
     }
+
+    /// Without an external file, `subtitleLanguage` picks the embedded subtitle track in
+    /// that language: the second of a Matroska file's two ("ko"), whose text the cues carry.
+    func testSubtitleLanguagePicksAnEmbeddedTrack() throws {
+        let clip = try MediaFixtures.mkvWithSubtitleLanguages()
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        _ = try daemon.openPlaying(clip, ["subtitleLanguage": "ko"])
+        let snap = try daemon.waitFor("the Korean track selected") { snap in
+            let subs = ((snap["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]]) ?? []
+            return subs.count == 2 && subs.first { $0["selected"] as? Bool == true }?["language"] as? String == "ko"
+        }
+        let subs = try XCTUnwrap((snap["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]])
+        XCTAssertEqual(subs.compactMap { $0["language"] as? String }, ["en", "ko"], "the file's order: \(subs)")
+        XCTAssertEqual(subs.filter { $0["selected"] as? Bool == true }.count, 1)
+        let events = try collectEvents(ws, timeout: 10) { Self.cueTexts($0).contains { $0.hasPrefix("한국어") } }
+        let texts = Self.cueTexts(events).filter { !$0.isEmpty }
+        XCTAssertTrue(texts.contains { $0.hasPrefix("한국어") }, "Korean cues: \(texts)")
+        XCTAssertFalse(texts.contains { $0.hasPrefix("English") }, "no English cue: \(texts)")
+    }
 }

@@ -70,6 +70,25 @@ public enum MediaFixtures {
         }
     }
 
+    /// Matroska with H.264 video (as in `mp4`) and two UTF-8 subtitle tracks: "en"
+    /// ("English 1" shown 0.0–0.8 s, "English 2" 1.0–1.8 s, …) then "ko" ("한국어 1", …), so
+    /// that choosing the second by language shows in the cues' text.
+    public static func mkvWithSubtitleLanguages(seconds: Int = 6) throws -> URL {
+        let fixture = "mkvWithSubtitleLanguages(seconds: \(seconds))"
+        try validate(seconds: seconds, fixture: fixture)
+        return try FixtureStore.cached("subtitle-languages-\(seconds)s.mkv", fixture: fixture) { output in
+            let english = try FixtureStore.writeSubtitles(seconds: seconds, fixture: fixture, text: "English", tag: "en")
+            let korean = try FixtureStore.writeSubtitles(seconds: seconds, fixture: fixture, text: "한국어", tag: "ko")
+            var args = ["matroskamux", "name=mux", "!", "filesink", "location=\(output.path)"]
+            args += Pipelines.video(seconds: seconds) + ["!", "mux.video_0"]
+            args += ["filesrc", "location=\(english.path)", "!", "subparse"]
+            args += ["!", "taginject", "tags=language-code=en", "!", "mux.subtitle_0"]
+            args += ["filesrc", "location=\(korean.path)", "!", "subparse"]
+            args += ["!", "taginject", "tags=language-code=ko", "!", "mux.subtitle_1"]
+            try Pipelines.launch(args, fixture: fixture)
+        }
+    }
+
     /// Ogg with Theora video (320x240, 30 fps) and Vorbis audio (440 Hz): another container
     /// typefinding must recognise.
     public static func ogg(seconds: Int = 2) throws -> URL {
@@ -217,7 +236,9 @@ enum FixtureStore {
         return final
     }
 
-    static func writeSubtitles(seconds: Int, fixture: String) throws -> URL {
+    /// `text`: each cue's text before its number ("Subtitle 1", "Subtitle 2", …); `tag`
+    /// names the file of a text other than the default.
+    static func writeSubtitles(seconds: Int, fixture: String, text: String = "Subtitle", tag: String? = nil) throws -> URL {
         func stamp(_ milliseconds: Int) -> String {
             let h = milliseconds / 3_600_000, m = milliseconds / 60_000 % 60
             let s = milliseconds / 1000 % 60, ms = milliseconds % 1000
@@ -225,9 +246,9 @@ enum FixtureStore {
         }
         var srt = ""
         for cue in 0..<seconds {
-            srt += "\(cue + 1)\n\(stamp(cue * 1000)) --> \(stamp(cue * 1000 + 800))\nSubtitle \(cue + 1)\n\n"
+            srt += "\(cue + 1)\n\(stamp(cue * 1000)) --> \(stamp(cue * 1000 + 800))\n\(text) \(cue + 1)\n\n"
         }
-        let url = directory.appendingPathComponent("subtitles-\(seconds)s.srt")
+        let url = directory.appendingPathComponent("subtitles-\(seconds)s\(tag.map { "-\($0)" } ?? "").srt")
         try Data(srt.utf8).write(to: url, options: .atomic)
         return url
     }
