@@ -59,7 +59,7 @@ extension Player {
         do throws(APIError) {
             // The headers the source is fetched with; a resolved source's own headers stay
             // with the source (they may be a token for its origin only).
-            try fetchSubtitle(uri, headers: request.requestHeaders) { [weak self] outcome in
+            try fetchSubtitle(uri, headers: request.requestHeaders, language: request.subtitleLanguage) { [weak self] outcome in
                 guard let self else { return }
                 guard generation == self.openGeneration else {
                     completion?(.failure(APIError(.invalidState, "a later command replaced this open while its subtitle was fetched")))
@@ -105,7 +105,7 @@ extension Player {
 
     /// Fetches and parses an http(s) subtitle; `completion` runs once on the GLib thread.
     /// Throws at once when the URL is not one Marquee may fetch (`--allow-scheme`).
-    func fetchSubtitle(_ uri: String, headers: [String: String],
+    func fetchSubtitle(_ uri: String, headers: [String: String], language: String? = nil,
                        completion: @escaping @GLibActor (Result<LoadedSubtitle, APIError>) -> Void) throws(APIError) {
         let url = try configuration.resolver.remoteSubtitleURL(uri)
         let name = Self.subtitleName(url)
@@ -115,7 +115,8 @@ extension Player {
                 let fetched = try Self.subtitleBody(outcome, name: name)
                 let format = Self.subtitleFormat(forContentType: fetched.contentType)
                     ?? Self.subtitleFormat(forExtension: Self.pathExtension(of: name))
-                return try Self.parseSubtitle(fetched.body, name: name, format: format)
+                return try Self.parseSubtitle(fetched.body, name: name, format: format,
+                                              charset: Self.charset(ofContentType: fetched.contentType), language: language)
             })
         }
     }
@@ -142,6 +143,18 @@ extension Player {
         case "application/x-sami", "text/x-sami": return .sami
         default: return nil
         }
+    }
+
+    /// The `charset` parameter of a Content-Type ("text/plain; charset=EUC-KR" → "EUC-KR").
+    static func charset(ofContentType contentType: String?) -> String? {
+        for parameter in (contentType ?? "").split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { String($0).trimmingWhitespace() }
+            if pair.count == 2, pair[0].lowercased() == "charset" {
+                let value = String(pair[1].filter { $0 != "\"" })
+                return value.isEmpty ? nil : value
+            }
+        }
+        return nil
     }
 
     /// The URL's last path segment ("subs.srt"), or its host when the path has none.

@@ -39,7 +39,8 @@ extension Player {
     }
 
     /// Reads and parses a subtitle file; nothing changes in the player.
-    func loadSubtitleFile(_ uri: String) throws(APIError) -> LoadedSubtitle {
+    /// `language`: the open's `subtitleLanguage`, which helps tell a legacy encoding (Korean).
+    func loadSubtitleFile(_ uri: String, language: String? = nil) throws(APIError) -> LoadedSubtitle {
         let file = try configuration.resolver.localFile(uri)
         let data: Data
         do {
@@ -54,13 +55,16 @@ extension Player {
         } catch {
             throw APIError(.subtitleError, "cannot read \(file.lastPathComponent): \(error)")
         }
-        return try Self.parseSubtitle(data, name: file.lastPathComponent, format: Self.subtitleFormat(forExtension: file.pathExtension))
+        return try Self.parseSubtitle(data, name: file.lastPathComponent, format: Self.subtitleFormat(forExtension: file.pathExtension),
+                                      language: language)
     }
 
-    /// Parses subtitle bytes read from a file or fetched (`format` nil: the content decides).
-    static func parseSubtitle(_ data: Data, name: String, format: SubtitleFormat?) throws(APIError) -> LoadedSubtitle {
+    /// Parses subtitle bytes read from a file or fetched (`format` nil: the content decides;
+    /// `charset`, a Content-Type's, and `language` help with legacy encodings).
+    static func parseSubtitle(_ data: Data, name: String, format: SubtitleFormat?, charset: String? = nil,
+                              language: String? = nil) throws(APIError) -> LoadedSubtitle {
         do {
-            return LoadedSubtitle(fileName: name, document: try SubtitleDocument.parse(data, format: format))
+            return LoadedSubtitle(fileName: name, document: try SubtitleDocument.parse(data, format: format, charset: charset, language: language))
         } catch {
             throw APIError(.subtitleError, "\(name) is not a readable SRT, SAMI or WebVTT file: \(error)")
         }

@@ -200,7 +200,7 @@ public final class Player {
                                 defaultTimeshiftWindow: configuration.defaultTimeshiftWindow,
                                 defaultKeyService: configuration.defaultKeyService)
         var subtitle = fetchedSubtitle
-        if subtitle == nil, let uri = plan.subtitleURI { subtitle = try loadSubtitleFile(uri) }
+        if subtitle == nil, let uri = plan.subtitleURI { subtitle = try loadSubtitleFile(uri, language: request.subtitleLanguage) }
         let itemWatermark = try plan.request.watermark.map { (given) throws(APIError) in
             let watermark = Self.itemWatermark(given, contentId: request.contentId, userId: request.userId)
             _ = try watermarkOverlay(for: watermark)

@@ -56,8 +56,9 @@ public struct SubtitleDocument: Sendable, Equatable {
     /// Parses subtitle bytes.
     ///
     /// The text encoding comes from the byte order mark: UTF-8, UTF-16 LE/BE or UTF-32 LE/BE.
-    /// Without a BOM the bytes are read as UTF-8, and if they are not valid UTF-8, as
-    /// Windows-1252 (Latin-1 with the 0x80–0x9F printable extensions). CRLF, CR and LF line
+    /// Without a BOM the bytes are read as UTF-8, and if they are not valid UTF-8, as CP949
+    /// when they are Korean (see `TextDecoding`), else as Windows-1252 (Latin-1 with the
+    /// 0x80–0x9F printable extensions). CRLF, CR and LF line
     /// endings are all accepted.
     ///
     /// With `format == nil` the format is sniffed: a `WEBVTT` signature means WebVTT, a `<SAMI`
@@ -66,8 +67,11 @@ public struct SubtitleDocument: Sendable, Equatable {
     /// - Throws: `SubtitleError` when the input cannot be read as the format at all (no WebVTT
     ///   signature, SRT text without any timing line, SAMI without any `<SYNC>`, a `<SYNC>`
     ///   without a start time). Single bad cues are skipped rather than thrown.
-    public static func parse(_ data: Data, format: SubtitleFormat? = nil) throws -> SubtitleDocument {
-        let text = TextDecoding.decode(data).text
+    /// `charset` (an HTTP Content-Type's) and `language` (the viewer's `subtitleLanguage`)
+    /// help tell legacy encodings apart (see `TextDecoding`).
+    public static func parse(_ data: Data, format: SubtitleFormat? = nil, charset: String? = nil,
+                             language: String? = nil) throws -> SubtitleDocument {
+        let text = TextDecoding.decode(data, charset: charset, language: language).text
         return try parse(text: text, format: format)
     }
 

@@ -7,12 +7,17 @@ import FoundationEssentials
 /// UTF-8 when they are valid UTF-8 and otherwise Windows-1252 (a superset of Latin-1 for
 /// printable text; the five code points Windows-1252 leaves undefined map to the C1 controls,
 /// as in Latin-1). Invalid UTF-16/UTF-32 units become U+FFFD. The BOM is not part of the text.
+///
+/// Bytes that are not UTF-8 are CP949 (Korean, `KoreanLegacyText`) before Windows-1252 when
+/// they decode as CP949 and either a charset says so (`charset`: an HTTP Content-Type's; or
+/// the file's own `<META … charset=…>`), or the viewer asked for Korean (`language` `ko`), or
+/// they look like Korean text by themselves (`KoreanLegacyText.looksKorean`).
 public enum TextDecoding {
     public enum Encoding: String, Sendable, Equatable {
-        case utf8, utf16LittleEndian, utf16BigEndian, utf32LittleEndian, utf32BigEndian, windows1252
+        case utf8, utf16LittleEndian, utf16BigEndian, utf32LittleEndian, utf32BigEndian, cp949, windows1252
     }
 
-    public static func decode(_ data: Data) -> (text: String, encoding: Encoding) {
+    public static func decode(_ data: Data, charset: String? = nil, language: String? = nil) -> (text: String, encoding: Encoding) {
         let bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             return (String(decoding: bytes.dropFirst(3), as: UTF8.self), .utf8)
@@ -32,7 +37,20 @@ public enum TextDecoding {
         if let text = String(validating: bytes, as: UTF8.self) {
             return (text, .utf8)
         }
+        if mayBeKorean(bytes, charset: charset, language: language), let text = KoreanLegacyText.decode(bytes) {
+            return (text, .cp949)
+        }
         return (windows1252(bytes), .windows1252)
+    }
+
+    private static func mayBeKorean(_ bytes: [UInt8], charset: String?, language: String?) -> Bool {
+        // A charset named is believed: a Windows-1252 file is not read as Korean because the
+        // viewer asked for Korean. Either naming Korean is enough: servers label files they
+        // know nothing about (`text/plain; charset=iso-8859-1`), the file's META is its author's.
+        let declared = [charset, KoreanLegacyText.declaredCharset(in: bytes)].compactMap { $0 }
+        if !declared.isEmpty { return declared.contains(where: KoreanLegacyText.isKoreanCharset) }
+        if let language, LanguageTag.matches("ko", language) { return true }
+        return KoreanLegacyText.looksKorean(bytes)
     }
 
     private static func utf16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> String {

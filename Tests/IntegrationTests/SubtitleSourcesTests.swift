@@ -242,4 +242,42 @@ final class SubtitleSourcesTests: XCTestCase {
         XCTAssertTrue(texts.contains { $0.hasPrefix("한국어") }, "Korean cues: \(texts)")
         XCTAssertFalse(texts.contains { $0.hasPrefix("English") }, "no English cue: \(texts)")
     }
+
+    /// The CP949 bytes of the Korean syllables the SAMI file below uses (Python's
+    /// `encode("cp949")`); 똠 is in CP949's extension (UHC) only, not in EUC-KR.
+    private static let cp949Syllables: [Character: [UInt8]] = [
+        "똠": [0x8C, 0x63], "방": [0xB9, 0xE6], "하": [0xC7, 0xCF], "나": [0xB3, 0xAA],
+        "둘": [0xB5, 0xD1], "셋": [0xBC, 0xC2], "넷": [0xB3, 0xDD],
+    ]
+
+    private static func cp949(_ text: String) throws -> Data {
+        var bytes: [UInt8] = []
+        for character in text {
+            if character.isASCII { bytes += Array(String(character).utf8); continue }
+            bytes += try XCTUnwrap(cp949Syllables[character], "no CP949 bytes for \(character)")
+        }
+        return Data(bytes)
+    }
+
+    /// A Korean/English SAMI file in CP949 without a charset (as most Korean SAMI files
+    /// are): with `subtitleLanguage: "ko"` its Korean cues arrive as Korean text. The UHC
+    /// syllable keeps the bytes from looking Korean by themselves, so it is the language
+    /// asked for that decides (Windows-1252 would give "Œc¹æ ÇÏ³ª").
+    func testCP949SAMIWithKoreanAskedFor() throws {
+        let sami = folder.appendingPathComponent("legacy.smi")
+        try Self.cp949(Self.koreanEnglishSAMI.replacingOccurrences(of: ">하나<", with: ">똠방 하나<")).write(to: sami)
+        XCTAssertNil(String(data: try Data(contentsOf: sami), encoding: .utf8), "the file is not UTF-8")
+        let korean: Set = ["똠방 하나", "둘", "셋", "넷"]
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        let opened = try daemon.openPlaying(try OutputFixtures.solidClip(.black), ["subtitle": sami.path, "subtitleLanguage": "ko"])
+        let subtitles = try XCTUnwrap((opened["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]])
+        XCTAssertEqual(subtitles.filter { $0["selected"] as? Bool == true }.compactMap { $0["language"] as? String }, ["ko-KR"])
+        let events = try collectEvents(ws, timeout: 10) { Set(Self.cueTexts($0)).intersection(korean).count >= 2 }
+        let texts = Self.cueTexts(events).filter { !$0.isEmpty }
+        XCTAssertTrue(texts.contains("똠방 하나"), "the first Korean cue, decoded: \(texts)")
+        XCTAssertGreaterThanOrEqual(Set(texts).intersection(korean).count, 2, "Korean cues: \(texts)")
+        XCTAssertTrue(Set(texts).isSubset(of: korean), "nothing else: \(texts)")
+    }
 }
