@@ -38,13 +38,14 @@ final class SessionSubtitles {
     var textSink: Element? { textTap?.sink }
 
     /// Adds a parsed file (not selected) and returns its tracks: one per language of a
-    /// multi-language SAMI file (`SubtitleDocument.languageTracks`), else one.
+    /// multi-language SAMI file (`SubtitleDocument.languageTracks`), titled by its class's
+    /// `Name:` ("Korean", else "film.smi (ko-KR)"), else one titled by the file name.
     @discardableResult
     func add(_ loaded: LoadedSubtitle) -> [ExternalSubtitle] {
         let split = loaded.document.languageTracks
         let added = split.map { part in
             let id = "external-\(external.count + 1)"
-            let title = split.count > 1 ? "\(loaded.fileName) (\(part.language ?? "?"))" : loaded.fileName
+            let title = split.count > 1 ? part.name ?? "\(loaded.fileName) (\(part.language ?? "?"))" : loaded.fileName
             let subtitle = ExternalSubtitle(id: id, title: title, language: part.language, format: loaded.document.format,
                                             schedule: SubtitleSchedule(cues: part.cues))
             external.append(subtitle)

@@ -8,6 +8,8 @@ public struct LanguageTrack: Sendable, Equatable {
     /// The class's `lang:` (as written, e.g. "ko-KR"); nil for a file with one language
     /// or none named.
     public var language: String?
+    /// What the file calls the language (a SAMI class's `Name:`, "Korean"), if it does.
+    public var name: String?
     public var cues: [Cue]
 }
 
@@ -28,10 +30,10 @@ extension SubtitleDocument {
             }
         }
         guard order.count > 1 else {
-            return [LanguageTrack(language: order.first.flatMap { written[$0] }, cues: cues)]
+            return [LanguageTrack(language: order.first.flatMap { written[$0] }, name: order.first.flatMap { languageNames[$0] }, cues: cues)]
         }
         return order.map { key in
-            LanguageTrack(language: written[key], cues: cues.filter { cue in
+            LanguageTrack(language: written[key], name: languageNames[key], cues: cues.filter { cue in
                 guard let language = cue.language, !language.isEmpty else { return true }
                 return language.lowercased() == key
             })

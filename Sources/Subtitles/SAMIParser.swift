@@ -40,9 +40,20 @@ enum SAMIParser {
     }
 
     static func parse(_ input: String) throws -> [Cue] {
+        try parseDocument(input).cues
+    }
+
+    /// The cues, and the names classes give their languages (`.KRCC { Name: Korean;
+    /// lang: ko-KR; }`: "ko-kr" → "Korean"; keys lowercased) for the tracks' titles.
+    static func parseDocument(_ input: String) throws -> (cues: [Cue], languageNames: [String: String]) {
         let scalars = Array(input.unicodeScalars)
         let tokens = tokenize(scalars)
-        let languages = classLanguages(tokens)
+        let rules = classRules(tokens)
+        let languages = rules.compactMapValues(\.language)
+        var languageNames: [String: String] = [:]
+        for rule in rules.values {
+            if let language = rule.language, let name = rule.name { languageNames[language.lowercased()] = name }
+        }
 
         var paragraphs: [Paragraph] = []
         var current: Paragraph?
@@ -122,7 +133,7 @@ enum SAMIParser {
             }
             cues.append(Cue(start: p.start, end: end, text: p.text, language: p.language, className: p.className))
         }
-        return cues
+        return (cues, languageNames)
     }
 
     private static func parseMilliseconds(_ value: String) -> Double? {
@@ -161,8 +172,14 @@ enum SAMIParser {
         return result
     }
 
-    /// Maps lowercased class names to languages from `.CLASS { lang: xx-XX; }` rules.
-    static func classLanguages(_ tokens: [Token]) -> [String: String] {
+    struct ClassRule {
+        var language: String?
+        var name: String?
+    }
+
+    /// Maps lowercased class names to their languages and names from
+    /// `.CLASS { Name: Korean; lang: xx-XX; }` rules.
+    static func classRules(_ tokens: [Token]) -> [String: ClassRule] {
         var css = ""
         var inStyle = false
         for token in tokens {
@@ -172,7 +189,7 @@ enum SAMIParser {
             default: break
             }
         }
-        var result: [String: String] = [:]
+        var result: [String: ClassRule] = [:]
         let s = Array(css.unicodeScalars)
         var i = 0
         while i < s.count {
@@ -197,7 +214,9 @@ enum SAMIParser {
                 let key = parts[0].trimmingWhitespace().lowercased()
                 let value = parts[1].trimmingWhitespace()
                     .trimmingScalars(where: { $0 == "\"" || $0 == "'" })
-                if key == "lang", !value.isEmpty { result[String(name).lowercased()] = value }
+                guard !value.isEmpty else { continue }
+                if key == "lang" { result[String(name).lowercased(), default: ClassRule()].language = value }
+                if key == "name" { result[String(name).lowercased(), default: ClassRule()].name = value }
             }
         }
         return result

@@ -47,10 +47,14 @@ public struct Cue: Sendable, Equatable {
 public struct SubtitleDocument: Sendable, Equatable {
     public var format: SubtitleFormat
     public var cues: [Cue]
+    /// What a SAMI file's classes call their languages ("ko-kr" → "Korean"; keys
+    /// lowercased), for the tracks' titles.
+    public var languageNames: [String: String]
 
-    public init(format: SubtitleFormat, cues: [Cue]) {
+    public init(format: SubtitleFormat, cues: [Cue], languageNames: [String: String] = [:]) {
         self.format = format
         self.cues = cues
+        self.languageNames = languageNames
     }
 
     /// Parses subtitle bytes.
@@ -81,7 +85,9 @@ public struct SubtitleDocument: Sendable, Equatable {
         switch resolved {
         case .webvtt: return SubtitleDocument(format: .webvtt, cues: try WebVTTParser.parse(text))
         case .srt: return SubtitleDocument(format: .srt, cues: try SRTParser.parse(text))
-        case .sami: return SubtitleDocument(format: .sami, cues: try SAMIParser.parse(text))
+        case .sami:
+            let parsed = try SAMIParser.parseDocument(text)
+            return SubtitleDocument(format: .sami, cues: parsed.cues, languageNames: parsed.languageNames)
         }
     }
 

@@ -191,6 +191,7 @@ final class SubtitleSourcesTests: XCTestCase {
         let opened = try daemon.openPlaying(try OutputFixtures.solidClip(.black), ["subtitle": sami.path, "subtitleLanguage": "ko"])
         let subtitles = try XCTUnwrap((opened["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]])
         XCTAssertEqual(subtitles.compactMap { $0["language"] as? String }, ["ko-KR", "en-US"], "one track per language: \(subtitles)")
+        XCTAssertEqual(subtitles.compactMap { $0["title"] as? String }, ["Korean", "English"], "titled by the classes' Name:")
         XCTAssertEqual(subtitles.filter { $0["selected"] as? Bool == true }.compactMap { $0["language"] as? String }, ["ko-KR"])
 
         var events = try collectEvents(ws, timeout: 10) { Set(Self.cueTexts($0)).intersection(korean).count >= 2 }

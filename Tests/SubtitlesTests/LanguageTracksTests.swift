@@ -20,11 +20,23 @@ final class LanguageTracksTests: XCTestCase {
     func testMultiClassSAMIIsOneTrackPerLanguageInOrder() throws {
         let tracks = try SubtitleDocument.parse(Data(koreanEnglish.utf8)).languageTracks
         XCTAssertEqual(tracks.map(\.language), ["ko-KR", "en-US"])
+        XCTAssertEqual(tracks.map(\.name), ["Korean", "English"], "the classes' Name:")
         // Korean: its own two cues (the &nbsp; one ends the first at 2 s) and the class-less one.
         XCTAssertEqual(tracks[0].cues.map(\.plainText), ["안녕하세요", "감사합니다", "Music"])
         XCTAssertEqual(tracks[0].cues.first?.end, 2.0)
         XCTAssertEqual(tracks[1].cues.map(\.plainText), ["Hello", "Still English", "Thank you", "Music"])
         XCTAssertFalse(tracks[1].cues.contains { $0.language?.hasPrefix("ko") == true }, "no Korean in the English track")
+    }
+
+    /// A class without `Name:` has no name; the name goes with the language, whatever the
+    /// case the class or the `<P>` writes it in.
+    func testClassNamesAreTheLanguagesNames() throws {
+        let document = try SubtitleDocument.parse(Data("""
+            <SAMI><HEAD><STYLE><!-- .KRCC { Name: "한국어"; lang: KO-kr; } .ENCC { lang: en-US; } --></STYLE></HEAD><BODY>
+            <SYNC Start=0><P Class=krcc>하나</P><P Class=ENCC>One</P></BODY></SAMI>
+            """.utf8))
+        XCTAssertEqual(document.languageNames, ["ko-kr": "한국어"])
+        XCTAssertEqual(document.languageTracks.map(\.name), ["한국어", nil])
     }
 
     func testOneLanguageOrNoneIsOneTrackWithEverything() throws {
