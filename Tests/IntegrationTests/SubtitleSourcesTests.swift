@@ -281,4 +281,25 @@ final class SubtitleSourcesTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Set(texts).intersection(korean).count, 2, "Korean cues: \(texts)")
         XCTAssertTrue(Set(texts).isSubset(of: korean), "nothing else: \(texts)")
     }
+
+    /// A queue item's http(s) subtitle is fetched like an open's (with the item's headers)
+    /// and its cue arrives; the queue lists the item as it plays.
+    func testQueueItemWithHTTPSubtitle() throws {
+        try write("queued.srt", Self.srt)
+        let ws = WebSocketClient(baseURL: daemon.url)
+        try ws.connect()
+        defer { ws.close() }
+        let reply = try daemon.client.put("/v1/queue", json: ["items": [[
+            "uri": try OutputFixtures.solidClip(.black).path, "subtitle": "\(server.baseURL)/queued.srt",
+        ]]])
+        XCTAssertEqual(reply.status, 200)
+        let events = try collectEvents(ws, timeout: 10) { Self.cueTexts($0).contains("Fetched over HTTP") }
+        XCTAssertEqual(Self.cueTexts(events).filter { !$0.isEmpty }, ["Fetched over HTTP"], "the fetched file's cue")
+        XCTAssertNotNil(server.requests.first { $0.path == "/queued.srt" }, "the subtitle was fetched")
+        let snap = try daemon.waitFor("the queued item playing with its subtitle") { snap in
+            let subs = ((snap["tracks"] as? [String: Any])?["subtitle"] as? [[String: Any]]) ?? []
+            return (snap["queue"] as? [String: Any])?["index"] as? Int == 0 && subs.contains { $0["title"] as? String == "queued.srt" && $0["selected"] as? Bool == true }
+        }
+        XCTAssertEqual(snap["state"] as? String, "playing")
+    }
 }
