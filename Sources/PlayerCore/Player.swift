@@ -518,6 +518,13 @@ public final class Player {
         case .streamsSelected(let ids):
             session.selectedStreamIDs = ids
             session.requestedSelection = nil
+            if let awaited = session.awaitedSubtitleStream, ids.contains(awaited), session.hls == nil, session.duration != nil {
+                // The demuxer read ahead (a small file: all of it) while the first track was
+                // selected, and the new track's text up to there was dropped: without a flush
+                // its cues came late or never (3 of 14 runs in SubtitleSourcesTests with the
+                // 6 s clip). HLS renditions are downloaded from the position on their own.
+                flushAtCurrentPosition()
+            }
             publish(.tracks(tracks()))
         case .clockLost, .latency:
             _ = PipelineBusRules.keepUp(after: event, control: session.control, playing: machine.target == .playing)
