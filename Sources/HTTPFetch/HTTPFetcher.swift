@@ -48,16 +48,7 @@ public final class HTTPFetcher {
     @discardableResult
     public func get(_ url: String, headers: [String: String] = [:], maxBytes: Int,
                     completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
-        let handle = FetchHandle()
-        handle.request = client.open(url, headers: headers) { opened in
-            switch opened {
-            case .failure(let failure):
-                GLibActor.assumeIsolated { completion(.failure(failure)) }
-            case .success(let stream):
-                stream.readWhole(upTo: maxBytes) { outcome in GLibActor.assumeIsolated { completion(outcome) } }
-            }
-        }
-        return handle
+        stream(url, headers: headers, completion: completion) { stream, done in stream.readWhole(upTo: maxBytes, completion: done) }
     }
 
     /// GETs `url` as `get` when it is an HLS playlist; any other body (a progressive file) is
@@ -65,13 +56,21 @@ public final class HTTPFetcher {
     @discardableResult
     public func getIfPlaylist(_ url: String, headers: [String: String] = [:],
                               completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void) -> FetchHandle {
+        stream(url, headers: headers, completion: completion) { stream, done in stream.readIfPlaylist(completion: done) }
+    }
+
+    /// Opens `url` and lets `read` take the body from its stream; both outcomes reach
+    /// `completion` on the GLib thread.
+    private func stream(_ url: String, headers: [String: String],
+                        completion: @escaping @GLibActor (Result<FetchedResource, FetchError>) -> Void,
+                        read: @escaping (OriginStream, @escaping (Result<FetchedResource, FetchError>) -> Void) -> Void) -> FetchHandle {
         let handle = FetchHandle()
         handle.request = client.open(url, headers: headers) { opened in
             switch opened {
             case .failure(let failure):
                 GLibActor.assumeIsolated { completion(.failure(failure)) }
             case .success(let stream):
-                stream.readIfPlaylist { outcome in GLibActor.assumeIsolated { completion(outcome) } }
+                read(stream) { outcome in GLibActor.assumeIsolated { completion(outcome) } }
             }
         }
         return handle
